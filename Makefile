@@ -1,0 +1,41 @@
+# Tesuji: set-up and every job. `make match` and `make test` work from a clean clone.
+PYTHON ?= python3
+PIP ?= $(PYTHON) -m pip
+GNUGO ?= /usr/games/gnugo
+DATA ?= ../shared/data
+MATCH_CONFIG ?= configs/match-quick.yaml
+
+.PHONY: install deps gnugo build test match bench-speed check-rules clean
+
+install: deps gnugo build
+
+# Python packages, once per requirements change.
+deps: .deps.stamp
+.deps.stamp: requirements.txt
+	$(PIP) install --quiet --disable-pip-version-check -r requirements.txt
+	touch $@
+
+# GnuGo 3.8 from Debian, the opponent and referee of matches and tests.
+gnugo: $(GNUGO)
+$(GNUGO):
+	apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq gnugo
+
+# The Cython extensions, in place, and the `tesuji` console command.
+build: deps
+	$(PYTHON) setup.py --quiet build_ext --inplace -j 2
+	$(PIP) install --quiet --disable-pip-version-check --no-build-isolation --no-deps -e .
+
+test: install
+	$(PYTHON) -m pytest -q tests
+
+match: install
+	$(PYTHON) -m bench.match $(MATCH_CONFIG)
+
+bench-speed: install
+	$(PYTHON) -m bench.speed
+
+check-rules: install
+	$(PYTHON) -m bench.rules --data $(DATA)
+
+clean:
+	rm -rf build *.egg-info .deps.stamp engine/*.c engine/*.so priors/*.c priors/*.so

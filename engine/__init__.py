@@ -1,0 +1,16 @@
+"""The engine core: rules, playouts, tree search, time control and scoring.
+
+Owns the Go logic. Knows nothing of learned models (it receives a prior as an object with
+`evaluate(board, color)`) or of GTP text. Modules, in dependency order:
+
+- `rng.pxd`      PCG32 random numbers, one state per thread
+- `board`        rules: stones, groups, liberties, captures, ko, Zobrist hashing, 3x3 codes, area scoring
+- `playout`      the fast playout policy (captures, escapes, 3x3 shapes, self-atari and eye filters)
+- `params`       typed parameters of every component
+- `config`       YAML loading and validation into `params`
+- `search`       UCT with RAVE: node store, selection, expansion, backup, threads, tree reuse
+- `game`         the game record: moves, undo, handicap, positional superko, SGF
+- `timecontrol`  how long to think under absolute, byo-yomi and Canadian time
+- `scoring`      dead stones and final score from playout ownership
+- `player`       a game plus a search: genmove, final_score, final_status_list
+"""

@@ -1,0 +1,29 @@
+# engine/playout.pxd: the playout policy's Cython contract (bodies in playout.pyx).
+#
+# A playout plays a position to the end with a fast policy in the spirit of MoGo/Pachi "moggy": answer
+# ataris, 3x3 shape moves near the last move, avoid bad self-ataris and own-eye fills, otherwise uniform
+# random among legal non-eye moves. Each rule can be switched off. No hashing/superko, only simple ko.
+from engine.board cimport BoardState, point_t, color_t, MAX_POINTS
+from engine.rng cimport Rng
+
+cdef enum:
+    MAX_PLAYOUT_MOVES = 1000   # hard cap on the record; params.max_moves is the usual limit
+
+cdef struct PlayoutParams:     # mirrors engine.params.PlayoutParams (see there for meanings)
+    int capture_rate           # % of moves that try to capture the last move's group in atari
+    int save_rate              # % that try to save own groups put in atari by the last move
+    int pattern_rate           # % that try 3x3 shape moves around the last two moves
+    int self_atari_rate        # % of checks that refuse self-atari of groups of >= 2 stones
+    int max_moves              # playout length limit (moves beyond the starting position)
+
+cdef struct PlayoutRecord:     # what the search needs for AMAF updates and ownership
+    int n_moves
+    point_t moves[MAX_PLAYOUT_MOVES]
+    color_t colors[MAX_PLAYOUT_MOVES]
+
+cdef point_t choose_move(BoardState* b, const PlayoutParams* pp, Rng* rng) noexcept nogil
+    # The policy's move for b.to_play: a legal point, or PASS when no acceptable move is left.
+
+cdef float run(BoardState* b, const PlayoutParams* pp, Rng* rng, PlayoutRecord* rec) noexcept nogil
+    # Play b to the end (two passes or pp.max_moves) and return playout_score (black - white - komi).
+    # b is changed in place (callers pass a copy); rec, if not NULL, gets every move played.

@@ -1,0 +1,10 @@
+"""The GTP front end: protocol, command groups and the `tesuji` command line.
+
+Parses and answers; holds no Go logic beyond vertex conversion. Modules, in dependency order:
+
+- `coords`     vertex text <-> engine points
+- `protocol`   GTP v2 framing: preprocessing, ids, `=`/`?` replies, error handling
+- `commands`   standard GTP v2 commands and common extensions
+- `kgs`        kgsGtp extensions
+- `cli`        `tesuji gtp [--config FILE] [--set key=value ...]`
+"""
