@@ -25,5 +25,11 @@ cdef point_t choose_move(BoardState* b, const PlayoutParams* pp, Rng* rng) noexc
     # The policy's move for b.to_play: a legal point, or PASS when no acceptable move is left.
 
 cdef float run(BoardState* b, const PlayoutParams* pp, Rng* rng, PlayoutRecord* rec) noexcept nogil
-    # Play b to the end (two passes or pp.max_moves) and return playout_score (black - white - komi).
-    # b is changed in place (callers pass a copy); rec, if not NULL, gets every move played.
+    # Play b to the end (two passes, or pp.max_moves capped at MAX_PLAYOUT_MOVES; 0 means 3 * size * size)
+    # and return playout_score (black - white - komi). b is changed in place (callers pass a copy); rec,
+    # if not NULL, gets every move played (passes included) from rec.moves[0], and rec.n_moves is set.
+
+cpdef PlayoutParams make_params(object p, int size) except *
+    # The C parameters for an engine.params.PlayoutParams on a size x size board: max_moves 0 becomes
+    # 3 * size * size, and every max_moves is capped at MAX_PLAYOUT_MOVES. ValueError on a bad value.
+    # (From Python it returns a dict of the fields.)

@@ -1,0 +1,491 @@
+"""The playout policy: plays a position to the end, fast, in the spirit of MoGo/Pachi "moggy".
+
+Each move takes the first rule that yields an acceptable candidate (each rule fires with its rate in
+`PlayoutParams`, 0 switches it off):
+
+1. capture: the opponent's last move left its group in atari: take it.
+2. save: an own group next to the last move is in atari: capture an opponent group in atari next to
+   it, or extend on its liberty when that leaves >= 2 liberties.
+3. 3x3 shapes: an empty 8-neighbour of the last two moves matches a MoGo pattern (Gelly et al. 2006:
+   hane, cut1, cut2, edge); one table lookup on the board's `pat3` code.
+4. random: scan the free list cyclically from a random index.
+
+Every candidate must pass the same permit: legal, not filling an own one-point eye, and not a
+self-atari that leaves >= 2 stones in atari (a lone stone may be a throw-in or a nakade). No heap,
+no Python and no GIL on the hot path; the position is changed in place.
+"""
+import itertools
+import time
+
+import numpy as np
+
+from libc.stdint cimport uint8_t, uint16_t, uint64_t
+
+from engine cimport board
+from engine.board cimport BoardState, Board, point_t, color_t, EMPTY, BLACK, WHITE, EDGE, PASS
+from engine.rng cimport Rng, rng_seed, rng_below, rng_percent
+
+from engine.params import PlayoutParams as PyPlayoutParams
+
+cdef enum:
+    MAX_CANDIDATES = 32        # rules 1-3 never propose more (16 pattern points at most)
+    RNG_STREAM = 54            # PCG32 stream of playouts run from Python
+
+
+# --- 3x3 pattern table -------------------------------------------------------------------------------
+
+# Patterns as drawn in Gelly et al. 2006 (and Fuego's GoUctPatterns.h): the move is the centre, top row
+# is (row + 1). X and O are the two colours, '.' empty, '?' any on-board point, 'x' X or empty, 'o' O or
+# empty, '#' off the board. Edge patterns have the edge below the move. Every pattern is matched in all 8
+# symmetries and with colours swapped; `to_play` says which colour may play it ("X", "O" or both).
+# Cut1 matches its first diagram but not (in the same orientation) the two exceptions.
+_PATTERNS = (
+    # (name, diagram, exceptions, to_play)
+    ("hane enclosing", ("XOX", "...", "???"), (), "XO"),
+    ("hane non-cutting", ("XO.", "...", "?.?"), (), "XO"),
+    ("hane magari", ("XO?", "X..", "?.?"), (), "XO"),
+    ("hane thin", ("XOO", "...", "?.?"), (), "X"),
+    ("cut1", ("XO?", "O.?", "???"), (("XO?", "O.O", "?.?"), ("XO?", "O..", "?O?")), "XO"),
+    ("cut2", ("?X?", "O.O", "xxx"), (), "XO"),
+    ("edge chase", ("X.?", "O.?", "###"), (), "XO"),
+    ("edge block connection", ("?X?", "o.O", "###"), (), "XO"),
+    ("edge block X", ("?XO", "?.?", "###"), (), "X"),
+    ("edge block O", ("?XO", "?.o", "###"), (), "O"),
+    ("edge cut", ("?XO", "O.X", "###"), (), "O"),
+)
+
+# bit per color_t value (EMPTY 1, BLACK 2, WHITE 4, EDGE 8) allowed in a cell, with X = BLACK
+_CELL_MASK = {"X": 2, "O": 4, ".": 1, "?": 7, "x": 3, "o": 5, "#": 8}
+# (dr, dc) of the 8 neighbours in the order of the board's pat3 bits (k-th neighbour in bits 2k, 2k+1)
+_NEIGHBOURS = ((1, -1), (1, 0), (1, 1), (0, -1), (0, 1), (-1, -1), (-1, 0), (-1, 1))
+
+
+def _symmetries():
+    """The 8 maps (dr, dc) -> (dr', dc') of the square: 4 rotations, with and without a mirror."""
+    maps = []
+    for mirror in (False, True):
+        for turns in range(4):
+            def f(dr, dc, mirror=mirror, turns=turns):
+                if mirror:
+                    dc = -dc
+                for _ in range(turns):
+                    dr, dc = dc, -dr
+                return dr, dc
+            maps.append(f)
+    return maps
+
+
+def _cell_masks(diagram, sym, swap):
+    """Allowed-colour masks of the 8 neighbours for one diagram under a symmetry and a colour swap."""
+    masks = [0] * 8
+    for k, (dr, dc) in enumerate(_NEIGHBOURS):
+        m = _CELL_MASK[diagram[1 - dr][dc + 1]]
+        if swap:
+            m = (m & 9) | ((m & 2) << 1) | ((m & 4) >> 1)
+        masks[_NEIGHBOURS.index(sym(dr, dc))] = m
+    return masks
+
+
+def _fits(masks, cells):
+    """The 8 neighbour colours fit the allowed-colour masks."""
+    for m, x in zip(masks, cells):
+        if not (m >> x) & 1:
+            return False
+    return True
+
+
+def _build_pat3_table():
+    """uint8 per pat3 code: bit BLACK / WHITE set when the centre is a shape move for that colour.
+    Enumerates the codes each diagram allows (a few hundred at most), so the import stays fast."""
+    table = np.zeros(1 << 16, dtype=np.uint8)
+    for _name, diagram, exceptions, to_play in _PATTERNS:
+        for sym in _symmetries():
+            for swap in (False, True):
+                masks = _cell_masks(diagram, sym, swap)
+                excluded = [_cell_masks(exc, sym, swap) for exc in exceptions]
+                x_color, o_color = (WHITE, BLACK) if swap else (BLACK, WHITE)
+                bits = (x_color if "X" in to_play else 0) | (o_color if "O" in to_play else 0)
+                choices = [[x for x in range(4) if (m >> x) & 1] for m in masks]
+                for cells in itertools.product(*choices):
+                    if not any(_fits(e, cells) for e in excluded):
+                        table[sum([x << (2 * k) for k, x in enumerate(cells)])] |= bits
+    return table
+
+
+# One bit per pat3 code and colour to play (8 KB per colour, so the lookups stay in L1 cache):
+# bit (code & 63) of PAT3_BITS[c][code >> 6] is set when playing the centre is a shape move for c.
+cdef uint64_t PAT3_BITS[3][1024]
+
+
+def _install_pat3_table():
+    cdef int code, c
+    table = _build_pat3_table()
+    for c in range(3):
+        for code in range(1024):
+            PAT3_BITS[c][code] = 0
+    for code in range(1 << 16):
+        for c in (BLACK, WHITE):
+            if table[code] & c:
+                PAT3_BITS[c][code >> 6] |= (<uint64_t>1) << (code & 63)
+
+
+_install_pat3_table()
+
+
+cdef inline bint is_shape_move(uint16_t code, color_t c) noexcept nogil:
+    return (PAT3_BITS[c][code >> 6] >> (code & 63)) & 1
+
+
+def pat3_table() -> np.ndarray:
+    """The pattern table as a (65536,) uint8 array indexed by the board's pat3 code: bit BLACK (1) /
+    WHITE (2) set when playing the centre is a shape move for that colour (a copy)."""
+    return np.array([is_shape_move(code, BLACK) | (is_shape_move(code, WHITE) << 1)
+                     for code in range(1 << 16)], dtype=np.uint8)
+
+
+# --- the policy (no GIL) ---------------------------------------------------------------------------
+
+cdef inline bint fires(Rng* rng, int rate) noexcept nogil:
+    """A rule's percent roll; 0 and 100 draw no random number."""
+    if rate <= 0:
+        return False
+    return rate >= 100 or rng_percent(rng, rate)
+
+
+cdef inline bint may_be_bad_self_atari(const BoardState* b, point_t p, color_t c, int n_empty) noexcept nogil:
+    """False when c's stone at p (an empty point with at most one empty neighbour) surely keeps two
+    liberties or is alone; True means only board.self_atari_size can tell."""
+    cdef int stride = b.stride
+    cdef point_t e = 0
+    cdef point_t q, g, other
+    cdef bint has_own = False
+    cdef int k
+    cdef int offsets[4]
+    offsets[0] = -1
+    offsets[1] = 1
+    offsets[2] = -stride
+    offsets[3] = stride
+    if n_empty == 1:
+        for k in range(4):
+            if b.color[p + offsets[k]] == EMPTY:
+                e = p + offsets[k]
+    for k in range(4):
+        q = p + offsets[k]
+        if b.color[q] == c:
+            has_own = True
+            g = b.group[q]
+            if b.groups[g].n_libs >= 3:
+                return False         # at least two of its liberties remain
+            if b.groups[g].n_libs == 2 and e != 0:
+                other = b.groups[g].libs[0] if b.groups[g].libs[1] == p else b.groups[g].libs[1]
+                if other != e:
+                    return False     # its other liberty and e
+        elif b.color[q] == 3 - c and e != 0 and b.groups[b.group[q]].n_libs == 1:
+            return False             # a capture frees q, a liberty besides e
+    return True                   # a lone stone in atari is allowed
+
+
+cdef inline bint is_permitted(BoardState* b, point_t p, color_t c, const PlayoutParams* pp,
+                              int* sa_roll, Rng* rng) noexcept nogil:
+    """Legal, not an own one-point eye, not a self-atari of >= 2 stones (checked self_atari_rate % of
+    moves: *sa_roll caches this move's roll, -1 until drawn)."""
+    cdef int n_empty
+    if b.color[p] != EMPTY:
+        return False
+    n_empty = b.n_nbr[p][EMPTY]
+    if n_empty >= 2:
+        return True                      # legal, no eye, and the stone keeps two liberties
+    if n_empty == 0:
+        if b.n_nbr[p][c] + b.n_nbr[p][EDGE] == 4 and board.is_one_point_eye(b, p, c):
+            return False
+        if not board.is_legal(b, p, c):
+            return False
+    if pp.self_atari_rate <= 0 or not may_be_bad_self_atari(b, p, c, n_empty):
+        return True
+    if sa_roll[0] < 0:
+        sa_roll[0] = fires(rng, pp.self_atari_rate)
+    return sa_roll[0] == 0 or board.self_atari_size(b, p, c) < 2
+
+
+cdef inline point_t pick_permitted(BoardState* b, const point_t* cand, int n, color_t c,
+                                   const PlayoutParams* pp, int* sa_roll, Rng* rng) noexcept nogil:
+    """A permitted candidate, scanning cyclically from a random one; NO_POINT if none."""
+    cdef int i, start
+    if n == 0:
+        return board.NO_POINT
+    start = 0 if n == 1 else <int>rng_below(rng, n)
+    for i in range(start, n):
+        if is_permitted(b, cand[i], c, pp, sa_roll, rng):
+            return cand[i]
+    for i in range(start):
+        if is_permitted(b, cand[i], c, pp, sa_roll, rng):
+            return cand[i]
+    return board.NO_POINT
+
+
+cdef inline int add_candidate(point_t* cand, int n, point_t p) noexcept nogil:
+    """Append p unless present; returns the new count."""
+    cdef int i
+    for i in range(n):
+        if cand[i] == p:
+            return n
+    if n < MAX_CANDIDATES:
+        cand[n] = p
+        n += 1
+    return n
+
+
+cdef inline point_t capture_move(const BoardState* b, color_t c) noexcept nogil:
+    """The point capturing the last move's group when it is in atari, else NO_POINT. (Opponent stones
+    next to the last move belong to its group, so this covers them too.)"""
+    cdef point_t last = b.last_move
+    cdef point_t g
+    if last <= 0 or b.color[last] != 3 - c:
+        return board.NO_POINT
+    g = b.group[last]
+    if b.groups[g].n_libs == 1:
+        return b.groups[g].libs[0]
+    return board.NO_POINT
+
+
+cdef inline int add_counter_captures(const BoardState* b, point_t g, color_t c, point_t* cand,
+                                     int n) noexcept nogil:
+    """Add the capturing points of opponent groups in atari next to c's group g."""
+    cdef point_t s = g
+    cdef point_t q
+    cdef point_t h
+    cdef int k
+    cdef int stride = b.stride
+    cdef int offsets[4]
+    offsets[0] = -1
+    offsets[1] = 1
+    offsets[2] = -stride
+    offsets[3] = stride
+    while s != board.NO_POINT:
+        for k in range(4):
+            q = s + offsets[k]
+            if b.color[q] == 3 - c:
+                h = b.group[q]
+                if b.groups[h].n_libs == 1:
+                    n = add_candidate(cand, n, b.groups[h].libs[0])
+        s = b.next_stone[s]
+    return n
+
+
+cdef inline int save_moves(const BoardState* b, color_t c, point_t* cand) noexcept nogil:
+    """Candidates saving c's groups next to the last move that are in atari: counter-captures, and the
+    extension when it leaves >= 2 liberties."""
+    cdef point_t last = b.last_move
+    cdef point_t q, g, lib
+    cdef point_t seen[4]
+    cdef int n_seen = 0
+    cdef int n = 0
+    cdef int k, j
+    cdef bint dup
+    cdef int offsets[4]
+    offsets[0] = -1
+    offsets[1] = 1
+    offsets[2] = -b.stride
+    offsets[3] = b.stride
+    for k in range(4):
+        q = last + offsets[k]
+        if b.color[q] != c:
+            continue
+        g = b.group[q]
+        if b.groups[g].n_libs != 1:
+            continue
+        dup = False
+        for j in range(n_seen):
+            dup = dup or seen[j] == g
+        if dup:
+            continue
+        seen[n_seen] = g
+        n_seen += 1
+        n = add_counter_captures(b, g, c, cand, n)
+        lib = b.groups[g].libs[0]
+        if board.libs_after(b, lib, c, 2) >= 2:
+            n = add_candidate(cand, n, lib)
+    return n
+
+
+cdef inline int pattern_moves(const BoardState* b, color_t c, point_t* cand) noexcept nogil:
+    """Empty 8-neighbours of the last two moves that are a 3x3 shape move for c."""
+    cdef int n = 0
+    cdef int i, k
+    cdef point_t m, q
+    cdef int stride = b.stride
+    cdef int offsets[8]
+    offsets[0] = -stride - 1
+    offsets[1] = -stride
+    offsets[2] = -stride + 1
+    offsets[3] = -1
+    offsets[4] = 1
+    offsets[5] = stride - 1
+    offsets[6] = stride
+    offsets[7] = stride + 1
+    for i in range(2):
+        m = b.last_move if i == 0 else b.last_move2
+        if m <= 0:
+            continue
+        for k in range(8):
+            q = m + offsets[k]
+            if (b.color[q] == EMPTY) & is_shape_move(b.pat3[q], c):   # & : one branch, taken rarely
+                n = add_candidate(cand, n, q)
+    return n
+
+
+cdef inline point_t random_move(BoardState* b, color_t c, const PlayoutParams* pp, int* sa_roll,
+                                Rng* rng) noexcept nogil:
+    """The first permitted point of the free list from a random index on; PASS if none."""
+    cdef int n = b.n_free
+    cdef int i, start
+    cdef point_t p
+    if n == 0:
+        return PASS
+    start = <int>rng_below(rng, n)
+    for i in range(start, n):
+        p = b.free_pts[i]
+        if is_permitted(b, p, c, pp, sa_roll, rng):
+            return p
+    for i in range(start):
+        p = b.free_pts[i]
+        if is_permitted(b, p, c, pp, sa_roll, rng):
+            return p
+    return PASS
+
+
+cdef point_t choose_move(BoardState* b, const PlayoutParams* pp, Rng* rng) noexcept nogil:
+    cdef color_t c = b.to_play
+    cdef int sa_roll = -1
+    cdef point_t cand[MAX_CANDIDATES]
+    cdef point_t p
+    cdef int n
+    if b.last_move > 0:
+        if fires(rng, pp.capture_rate):
+            p = capture_move(b, c)
+            if p != board.NO_POINT and is_permitted(b, p, c, pp, &sa_roll, rng):
+                return p
+        if fires(rng, pp.save_rate):
+            n = save_moves(b, c, cand)
+            p = pick_permitted(b, cand, n, c, pp, &sa_roll, rng)
+            if p != board.NO_POINT:
+                return p
+    if (b.last_move > 0 or b.last_move2 > 0) and fires(rng, pp.pattern_rate):
+        n = pattern_moves(b, c, cand)
+        p = pick_permitted(b, cand, n, c, pp, &sa_roll, rng)
+        if p != board.NO_POINT:
+            return p
+    return random_move(b, c, pp, &sa_roll, rng)
+
+
+cdef float run(BoardState* b, const PlayoutParams* pp, Rng* rng, PlayoutRecord* rec) noexcept nogil:
+    cdef int max_moves = pp.max_moves
+    cdef int i = 0
+    cdef point_t p
+    cdef color_t c
+    if max_moves <= 0:
+        max_moves = 3 * b.size * b.size
+    if max_moves > MAX_PLAYOUT_MOVES:
+        max_moves = MAX_PLAYOUT_MOVES
+    while i < max_moves and b.n_passes < 2:
+        c = b.to_play
+        p = choose_move(b, pp, rng)
+        board.play(b, p, c)
+        if rec != NULL:
+            rec.moves[i] = p
+            rec.colors[i] = c
+        i += 1
+    if rec != NULL:
+        rec.n_moves = i
+    return board.playout_score(b)
+
+
+# --- Python API --------------------------------------------------------------------------------------
+
+cpdef PlayoutParams make_params(object p, int size) except *:
+    """The C parameters for engine.params.PlayoutParams p on a size x size board (max_moves 0 becomes
+    3 * size * size, capped at MAX_PLAYOUT_MOVES). Raises ValueError on a bad value."""
+    cdef PlayoutParams pp
+    if not 2 <= size <= board.MAX_SIZE:
+        raise ValueError(f"board size must be 2..{board.MAX_SIZE}, got {size}")
+    for name in ("capture_rate", "save_rate", "pattern_rate", "self_atari_rate", "max_moves"):
+        if not hasattr(p, name):
+            raise TypeError(f"playout params need a '{name}' field, got {type(p).__name__}")
+        value = getattr(p, name)
+        if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+            raise ValueError(f"playout.{name} must be an integer, got {value!r}")
+        if name.endswith("_rate") and not 0 <= value <= 100:
+            raise ValueError(f"playout.{name} must be 0..100, got {value}")
+        if name == "max_moves" and value < 0:
+            raise ValueError(f"playout.max_moves must be >= 0, got {value}")
+    pp.capture_rate = p.capture_rate
+    pp.save_rate = p.save_rate
+    pp.pattern_rate = p.pattern_rate
+    pp.self_atari_rate = p.self_atari_rate
+    pp.max_moves = min(p.max_moves or 3 * size * size, MAX_PLAYOUT_MOVES)
+    return pp
+
+
+cdef Board _check_board(object b):
+    if not isinstance(b, Board):
+        raise TypeError(f"expected an engine.board.Board, got {type(b).__name__}")
+    return <Board>b
+
+
+cdef uint64_t _check_seed(object seed) except? 0:
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
+        raise TypeError(f"seed must be an integer, got {seed!r}")
+    return <uint64_t>(int(seed) & 0xFFFFFFFFFFFFFFFF)
+
+
+def run_playouts(board: Board, params: PyPlayoutParams, n: int, seed: int = 1) -> dict:
+    """Play n playouts from copies of board with one RNG seeded by seed. Returns n, black_wins (the
+    fraction won by Black), mean_score (black - white - komi), mean_length (moves) and seconds."""
+    cdef Board bd = _check_board(board)
+    cdef PlayoutParams pp = make_params(params, bd.s.size)
+    cdef Rng rng
+    cdef BoardState s
+    cdef long long i, count, wins = 0, length = 0
+    cdef double total = 0.0
+    cdef float score
+    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 0:
+        raise ValueError(f"n must be an integer >= 0, got {n!r}")
+    count = n
+    rng_seed(&rng, _check_seed(seed), RNG_STREAM)
+    t0 = time.perf_counter()
+    with nogil:
+        for i in range(count):
+            s = bd.s
+            score = run(&s, &pp, &rng, NULL)
+            total += score
+            wins += score > 0
+            length += s.move_number - bd.s.move_number
+    seconds = time.perf_counter() - t0
+    cdef double norm = 1.0 / count if count else 0.0
+    return {"n": int(count), "black_wins": wins * norm, "mean_score": total * norm,
+            "mean_length": length * norm, "seconds": seconds}
+
+
+def run_playout(board: Board, params: PyPlayoutParams, seed: int = 1) -> tuple:
+    """One playout from a copy of board: (final Board, score, moves played as a list of points).
+    With the same seed it matches run_playouts(board, params, 1, seed)."""
+    cdef Board bd = _check_board(board)
+    cdef PlayoutParams pp = make_params(params, bd.s.size)
+    cdef Rng rng
+    cdef PlayoutRecord rec
+    cdef Board out = bd.copy()
+    cdef float score
+    rng_seed(&rng, _check_seed(seed), RNG_STREAM)
+    with nogil:
+        score = run(&out.s, &pp, &rng, &rec)
+    return out, score, [rec.moves[i] for i in range(rec.n_moves)]
+
+
+def playout_move(board: Board, params: PyPlayoutParams, seed: int = 1) -> int:
+    """The policy's move for board.to_play (a point, or PASS); board is not changed."""
+    cdef Board bd = _check_board(board)
+    cdef PlayoutParams pp = make_params(params, bd.s.size)
+    cdef Rng rng
+    cdef BoardState s = bd.s
+    rng_seed(&rng, _check_seed(seed), RNG_STREAM)
+    return choose_move(&s, &pp, &rng)
