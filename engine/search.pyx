@@ -1,0 +1,810 @@
+"""UCT search with RAVE: the walk (select, expand, play out, back up), threads and tree reuse.
+
+One simulation copies the root position, descends the tree by `select`, grows a leaf's children
+after `expand_visits` visits (`expand`), finishes the game with the playout policy and adds the
+result to every node of the path (MC) and to the children of each path node whose move the same
+colour played first later in the simulation (AMAF). Nodes live in `engine.tree`'s store.
+
+Selection (Gelly & Silver's MC-RAVE as Pachi and Fuego use it, search-priors.md sections 2, 4, 6):
+
+    V_a = (1 - beta) Q_a + beta Q~_a,   beta = n~ / (n~ + n + n n~ / K)
+    score_a = V_a + ucb_c sqrt(ln N / n) - sqrt(d / (N + d)) K_a
+
+n and Q include the even prior (even_visits virtual visits at 0.5 for every child) and the virtual
+losses of descents in flight; N counts real visits of the parent. K_a is the additive prior term
+(zero without a prior). Children with no data at all get the first-play urgency FPU. Ties are
+broken at random and pass never wins a tie.
+
+Threads: n_threads workers share one tree; each has its own board copy and RNG, and runs without
+the GIL. Visit counts and virtual losses are atomic, mean values are updated without locks (small
+races tolerated, as in Pachi), one thread expands a node (atomic flag) and publishes its children
+by a release store of n_children. A prior is evaluated under the GIL, once per expanded node.
+
+Tree reuse: set_root finds the new position among the old root's children and grandchildren by
+replaying their moves and comparing hashes, side to move, ko point and passes; that node becomes
+the root. When the store is more than half full the kept subtree is compacted to the front of the
+store (copying collector); otherwise the rest of the old tree is left behind as garbage.
+"""
+import threading
+
+import numpy as np
+
+cimport cython
+from libc.math cimport sqrt, log, pow
+from libc.stdint cimport int16_t, int32_t, int64_t, uint8_t, uint64_t, INT64_MAX
+from libc.stdlib cimport malloc, free, qsort
+from libc.string cimport memset
+from posix.time cimport clock_gettime, timespec, CLOCK_MONOTONIC
+
+from engine.board cimport (Board, BoardState, point_t, color_t, point_at, is_legal, is_one_point_eye,
+                           hash_after, play, owner, area_score, EMPTY, BLACK, WHITE, PASS, MAX_POINTS,
+                           HASH_RING)
+from engine.playout cimport PlayoutParams, PlayoutRecord, MAX_PLAYOUT_MOVES, choose_move, make_params
+from engine.playout cimport run as play_out
+from engine.rng cimport Rng, rng_seed, rng_below
+from engine.tree cimport (Node, NodeStore, NO_NODE, NODE_EXPANDING, NODE_INVALID, store_init, store_free,
+                          store_clear, store_alloc, n_nodes, compact, atomic_add_i32, atomic_add_i16,
+                          atomic_or_u8, atomic_and_u8, load_acquire_i16, store_release_i16,
+                          atomic_add_float)
+
+from engine.params import PriorParams
+
+cdef extern from *:
+    """
+    #include <stdint.h>
+    static inline int64_t tesuji_add_i64(int64_t* p, int64_t v) { return __atomic_fetch_add(p, v, __ATOMIC_RELAXED); }
+    static inline int tesuji_load_int(const int* p) { return __atomic_load_n(p, __ATOMIC_RELAXED); }
+    static inline void tesuji_store_int(int* p, int v) { __atomic_store_n(p, v, __ATOMIC_RELAXED); }
+    """
+    int64_t atomic_add_i64 "tesuji_add_i64"(int64_t* p, int64_t v) noexcept nogil
+    int load_int "tesuji_load_int"(const int* p) noexcept nogil
+    void store_int "tesuji_store_int"(int* p, int v) noexcept nogil
+
+cdef enum:
+    MAX_DEPTH = 400                             # tree moves per simulation (deeper paths play out)
+    SEQ_LEN = MAX_DEPTH + MAX_PLAYOUT_MOVES     # tree moves + playout moves of one simulation
+
+cdef double FPU = 10.0      # first-play urgency of a child with no data at all: explore it first (Pachi: infinity)
+
+cdef enum:                  # additive prior shapes (PriorParams.additive_shape)
+    SHAPE_INV_SQRT = 0      # K_a = s sqrt(sum p / p_a)         (Fuego, probability-type)
+    SHAPE_INV = 1           # K_a = s sqrt(sum p max p) / p_a   (Rosin's PUCB shape)
+
+
+cdef struct Config:         # SearchParams and PriorParams resolved for one board size
+    int expand_visits
+    double ucb_c
+    double inv_rave_k       # 1 / K
+    bint rave_distance_weight
+    double even_visits      # virtual visits at value 0.5 per child
+    double virtual_loss     # losses per descent in flight
+    bint has_prior
+    bint additive
+    int additive_shape
+    double additive_scale
+    double additive_decay
+    double temperature
+    double floor
+    bint pw
+    int pw_init
+    double pw_a
+    double pw_b
+    double pw_c
+
+
+cdef struct Worker:         # one search thread's private state
+    Rng rng
+    int64_t n_sims          # simulations since set_root (the ownership denominator)
+    BoardState b            # the simulation's board, copied from the root each time
+    PlayoutRecord rec
+    int32_t path[MAX_DEPTH + 1]
+    point_t seq[SEQ_LEN]
+    color_t seq_color[SEQ_LEN]
+    int16_t first[MAX_POINTS]   # AMAF: index in seq of a point's first play in the current suffix
+    int32_t own[MAX_POINTS]     # final boards: black-owned minus white-owned, per point
+
+
+cdef struct Candidate:      # a child being created, for ordering by prior
+    float p
+    int32_t index
+
+
+cdef int by_prior_desc(const void* a, const void* b) noexcept nogil:
+    cdef const Candidate* x = <const Candidate*>a
+    cdef const Candidate* y = <const Candidate*>b
+    if x.p > y.p:
+        return -1
+    if x.p < y.p:
+        return 1
+    return x.index - y.index
+
+
+cdef inline double now() noexcept nogil:
+    cdef timespec ts
+    clock_gettime(CLOCK_MONOTONIC, &ts)
+    return ts.tv_sec + ts.tv_nsec * 1e-9
+
+
+cdef inline int point_index(const BoardState* b, point_t p) noexcept nogil:
+    """Row-major index of p in an N*N array, N*N for PASS."""
+    if p == PASS:
+        return b.size * b.size
+    return (p // b.stride - 1) * b.size + (p % b.stride - 1)
+
+
+cdef bint same_position(const BoardState* a, const BoardState* b) noexcept nogil:
+    return (a.hash == b.hash and a.to_play == b.to_play and a.ko_point == b.ko_point
+            and a.n_passes == b.n_passes)
+
+
+@cython.final
+cdef class Search:
+    """UCT-RAVE search over one root position: `Search(params, playout, prior=None, prior_params=None)`.
+
+    params: engine.params.SearchParams; playout: engine.params.PlayoutParams; prior: None or an object
+    with `evaluate(board, color) -> float32 (N*N+1,)`, called once per expanded node under the GIL;
+    prior_params: engine.params.PriorParams (defaults when a prior is given without them).
+    """
+    cdef NodeStore store
+    cdef int32_t root
+    cdef bint has_root
+    cdef BoardState root_board
+    cdef Config cfg
+    cdef PlayoutParams pp
+    cdef Worker* workers
+    cdef int n_threads
+    cdef uint64_t* history          # hashes of the game's earlier positions (superko at the root)
+    cdef int n_history
+    cdef int stop_flag
+    cdef int full                   # the store refused an allocation: no more expansion until set_root
+    cdef int64_t claimed            # simulations started in this run
+    cdef int64_t done               # simulations finished in this run
+    cdef int64_t target
+    cdef double deadline            # monotonic seconds, 0 for none
+    cdef bint running
+    cdef readonly object params
+    cdef readonly object playout_params
+    cdef readonly object prior
+    cdef readonly object prior_params
+    cdef object error               # an exception raised by the prior inside a worker
+
+    def __cinit__(self, params, playout, prior=None, prior_params=None):
+        cdef int i
+        self.workers = NULL
+        self.history = NULL
+        self.store.nodes = NULL
+        if params.n_threads < 1:
+            raise ValueError(f"search.n_threads must be >= 1, got {params.n_threads}")
+        if params.expand_visits < 0:
+            raise ValueError(f"search.expand_visits must be >= 0, got {params.expand_visits}")
+        if params.virtual_loss < 0:
+            raise ValueError(f"search.virtual_loss must be >= 0, got {params.virtual_loss}")
+        if params.rave_equiv < 0:
+            raise ValueError(f"search.rave_equiv must be >= 0, got {params.rave_equiv}")
+        if prior is not None and not callable(getattr(prior, "evaluate", None)):
+            raise TypeError("prior must be None or have an evaluate(board, color) method")
+        if prior is not None and prior_params is None:
+            prior_params = PriorParams()
+        if prior_params is not None:
+            if prior_params.additive_shape not in ("inv_sqrt", "inv"):
+                raise ValueError(f"prior.additive_shape must be inv_sqrt or inv, got {prior_params.additive_shape!r}")
+            if prior_params.temperature <= 0:
+                raise ValueError(f"prior.temperature must be > 0, got {prior_params.temperature}")
+        make_params(playout, 9)     # validates the playout parameters now rather than at set_root
+        self.params = params
+        self.playout_params = playout
+        self.prior = prior
+        self.prior_params = prior_params
+        store_init(&self.store, params.max_nodes)
+        self.n_threads = params.n_threads
+        self.workers = <Worker*>malloc(self.n_threads * sizeof(Worker))
+        if self.workers == NULL:
+            raise MemoryError("cannot allocate search workers")
+        cdef uint64_t seed = <uint64_t>(int(params.seed) & 0xFFFFFFFFFFFFFFFF)
+        for i in range(self.n_threads):
+            rng_seed(&self.workers[i].rng, seed, <uint64_t>(i + 1))
+            self.workers[i].n_sims = 0
+            memset(self.workers[i].own, 0, sizeof(self.workers[i].own))
+        self.has_root = False
+        self.error = None
+
+    def __dealloc__(self):
+        store_free(&self.store)
+        free(self.workers)
+        free(self.history)
+
+    # ------------------------------------------------------------------ configuration
+
+    cdef int configure(self, int size) except -1:
+        """Resolve the size-dependent defaults (K, even prior, playout length)."""
+        p = self.params
+        cdef Config* c = &self.cfg
+        c.expand_visits = p.expand_visits
+        c.ucb_c = p.ucb_c
+        cdef double k = p.rave_equiv if p.rave_equiv > 0 else (3000.0 if size < 15 else 4000.0)
+        c.inv_rave_k = 1.0 / k
+        c.rave_distance_weight = bool(p.rave_distance_weight)
+        # even_visits: 0 picks Pachi's 14 / 20; a negative value turns the even prior off.
+        c.even_visits = p.even_visits if p.even_visits > 0 else (0.0 if p.even_visits < 0 else (14.0 if size < 15 else 20.0))
+        c.virtual_loss = p.virtual_loss
+        c.has_prior = self.prior is not None
+        q = self.prior_params if self.prior_params is not None else PriorParams()
+        c.additive = c.has_prior and bool(q.additive)
+        c.additive_shape = SHAPE_INV if q.additive_shape == "inv" else SHAPE_INV_SQRT
+        c.additive_scale = q.additive_scale
+        c.additive_decay = q.additive_decay
+        c.temperature = q.temperature
+        c.floor = q.floor
+        c.pw = c.has_prior and bool(q.pw)
+        c.pw_init = max(1, q.pw_init)
+        c.pw_a = q.pw_a
+        c.pw_b = q.pw_b
+        c.pw_c = q.pw_c
+        self.pp = make_params(self.playout_params, size)
+        return 0
+
+    # ------------------------------------------------------------------ root
+
+    def set_root(self, Board board not None, history=()) -> None:
+        """Search board (board.to_play moves next); history: hashes of the game's earlier positions."""
+        if self.running:
+            raise RuntimeError("set_root while the search is running")
+        self.configure(board.s.size)
+        cdef Py_ssize_t i
+        hashes = [int(h) & 0xFFFFFFFFFFFFFFFF for h in history]
+        cdef uint64_t* hist = <uint64_t*>malloc(max(1, len(hashes)) * sizeof(uint64_t))
+        if hist == NULL:
+            raise MemoryError()
+        for i, h in enumerate(hashes):
+            hist[i] = <uint64_t>h
+        free(self.history)
+        self.history = hist
+        self.n_history = len(hashes)
+
+        cdef int32_t kept = NO_NODE
+        if self.has_root and self.params.reuse_tree:
+            kept = self.find_descendant(&board.s)
+        if kept != NO_NODE and n_nodes(&self.store) > self.store.capacity // 2:
+            try:
+                kept = compact(&self.store, kept)
+            except MemoryError:         # no room for the scratch copy: start afresh instead
+                kept = NO_NODE
+        if kept != NO_NODE:
+            self.root = kept
+        else:
+            store_clear(&self.store)
+            self.root = store_alloc(&self.store, 1)
+        self.root_board = board.s
+        self.has_root = True
+        self.full = 0
+        self.store.nodes[self.root].flags &= ~NODE_INVALID
+        self.screen_root()
+        for i in range(self.n_threads):
+            self.workers[i].n_sims = 0
+            memset(self.workers[i].own, 0, sizeof(self.workers[i].own))
+
+    cdef int32_t find_descendant(self, const BoardState* new) noexcept nogil:
+        """The node of the old tree holding position new, within two moves of the root, or NO_NODE."""
+        cdef Node* nodes = self.store.nodes
+        cdef const BoardState* old = &self.root_board
+        cdef BoardState b1, b2
+        cdef int32_t i, j
+        cdef point_t m
+        cdef uint64_t h
+        if old.size != new.size or old.komi != new.komi:
+            return NO_NODE
+        if same_position(old, new):
+            return self.root
+        cdef Node* r = &nodes[self.root]
+        for i in range(r.first_child, r.first_child + r.n_children):
+            m = nodes[i].move
+            h = old.hash if m == PASS else hash_after(old, m, old.to_play)
+            if h == new.hash and new.to_play != old.to_play:
+                b1 = old[0]
+                play(&b1, m, b1.to_play)
+                if same_position(&b1, new):
+                    return i
+            if nodes[i].n_children == 0 or new.to_play != old.to_play:
+                continue
+            b1 = old[0]
+            play(&b1, m, b1.to_play)
+            for j in range(nodes[i].first_child, nodes[i].first_child + nodes[i].n_children):
+                m = nodes[j].move
+                h = b1.hash if m == PASS else hash_after(&b1, m, b1.to_play)
+                if h != new.hash:
+                    continue
+                b2 = b1
+                play(&b2, m, b2.to_play)
+                if same_position(&b2, new):
+                    return j
+        return NO_NODE
+
+    cdef void screen_root(self) noexcept nogil:
+        """Mark the root's children that repeat a position of the game (after reuse)."""
+        cdef Node* nodes = self.store.nodes
+        cdef Node* r = &nodes[self.root]
+        cdef int32_t i
+        for i in range(r.first_child, r.first_child + r.n_children):
+            if nodes[i].move != PASS and self.repeats(&self.root_board, nodes[i].move, self.root_board.to_play, True):
+                nodes[i].flags |= NODE_INVALID
+            else:
+                nodes[i].flags &= ~NODE_INVALID
+
+    cdef bint repeats(self, const BoardState* b, point_t p, color_t c, bint at_root) noexcept nogil:
+        """Does c playing p recreate a recent position (or, at the root, any earlier one of the game)?"""
+        cdef uint64_t h = hash_after(b, p, c)
+        cdef int i
+        for i in range(HASH_RING):
+            if b.hash_ring[i] == h:
+                return True
+        if at_root:
+            for i in range(self.n_history):
+                if self.history[i] == h:
+                    return True
+        return False
+
+    # ------------------------------------------------------------------ running
+
+    def run(self, int playouts=0, double seconds=0.0) -> int:
+        """Search until `playouts` more simulations or `seconds` (0: no limit on that one; both 0:
+        params.playouts) or stop(). Returns the simulations done in this call."""
+        if not self.has_root:
+            raise RuntimeError("set_root must be called before run")
+        if playouts < 0 or seconds < 0:
+            raise ValueError("playouts and seconds must be >= 0")
+        if playouts == 0 and seconds == 0:
+            playouts = self.params.playouts
+            if playouts <= 0:
+                raise ValueError("no playout or time budget: give playouts or seconds")
+        if self.running:
+            raise RuntimeError("the search is already running")
+        self.running = True
+        try:
+            store_int(&self.stop_flag, 0)
+            self.claimed = 0
+            self.done = 0
+            self.target = playouts if playouts > 0 else INT64_MAX
+            self.deadline = now() + seconds if seconds > 0 else 0.0
+            self.error = None
+            if self.store.nodes[self.root].n_children == 0:
+                self.expand(self.root, &self.root_board, True)
+            if self.error is None:
+                if self.n_threads == 1:
+                    with nogil:
+                        self.work(&self.workers[0])
+                else:
+                    threads = [threading.Thread(target=self._thread_main, args=(i,), daemon=True)
+                               for i in range(self.n_threads)]
+                    try:
+                        for t in threads:
+                            t.start()
+                        for t in threads:
+                            t.join()
+                    except BaseException:       # e.g. KeyboardInterrupt: stop the workers, then re-raise
+                        self.stop()
+                        for t in threads:
+                            if t.is_alive():
+                                t.join()
+                        raise
+            if self.error is not None:
+                err, self.error = self.error, None
+                raise err
+            return self.done
+        finally:
+            self.running = False
+
+    def _thread_main(self, int i):
+        with nogil:
+            self.work(&self.workers[i])
+
+    def stop(self) -> None:
+        """End a running `run` soon (thread-safe)."""
+        store_int(&self.stop_flag, 1)
+
+    cdef void work(self, Worker* w) noexcept nogil:
+        while not load_int(&self.stop_flag):
+            if atomic_add_i64(&self.claimed, 1) >= self.target:
+                break
+            if self.deadline > 0 and now() >= self.deadline:
+                break
+            self.simulate(w)
+            atomic_add_i64(&self.done, 1)
+
+    # ------------------------------------------------------------------ one simulation
+
+    cdef void simulate(self, Worker* w) noexcept nogil:
+        cdef Node* nodes = self.store.nodes
+        cdef BoardState* b = &w.b
+        cdef int32_t cur = self.root, child
+        cdef int depth = 0, n_seq, i, n_moves = 0
+        cdef point_t m
+        cdef color_t c
+        cdef float score
+        b[0] = self.root_board
+        w.path[0] = cur
+        while depth < MAX_DEPTH:
+            if load_acquire_i16(&nodes[cur].n_children) == 0:
+                if b.n_passes >= 2 or self.full:
+                    break
+                if cur != self.root and nodes[cur].visits < self.cfg.expand_visits:
+                    break
+                if not self.expand(cur, b, cur == self.root):
+                    break
+            child = self.select(w, cur)
+            if child == NO_NODE:
+                break
+            atomic_add_i16(&nodes[child].vloss, 1)
+            m = nodes[child].move
+            c = b.to_play
+            play(b, m, c)
+            w.seq[depth] = m
+            w.seq_color[depth] = c
+            depth += 1
+            w.path[depth] = child
+            cur = child
+        if b.n_passes >= 2:
+            score = area_score(b)       # both passed in the tree: the game is over
+        else:
+            score = play_out(b, &self.pp, &w.rng, &w.rec)
+            n_moves = w.rec.n_moves
+        n_seq = depth
+        for i in range(n_moves):
+            if n_seq >= SEQ_LEN:
+                break
+            w.seq[n_seq] = w.rec.moves[i]
+            w.seq_color[n_seq] = w.rec.colors[i]
+            n_seq += 1
+        self.record_owner(w, b)
+        self.backup(w, depth, n_seq, 1.0 if score > 0 else (0.0 if score < 0 else 0.5))
+
+    cdef int32_t select(self, Worker* w, int32_t parent) noexcept nogil:
+        """The child of parent with the highest score (see the module docstring), or NO_NODE."""
+        cdef Node* nodes = self.store.nodes
+        cdef Node* p = &nodes[parent]
+        cdef Node* ch
+        cdef const Config* cfg = &self.cfg
+        cdef int32_t i, first = p.first_child, best_i = NO_NODE
+        cdef int n_open, ties = 0
+        cdef double n, q, an, beta, v, best = -1e300
+        cdef double ucb = 0.0, add_w = 0.0
+        if cfg.pw:
+            self.widen(p)
+        n_open = p.n_open
+        if cfg.ucb_c > 0 and p.visits > 1:
+            ucb = cfg.ucb_c * sqrt(log(<double>p.visits))
+        if cfg.additive:
+            add_w = sqrt(cfg.additive_decay / (p.visits + cfg.additive_decay))
+        for i in range(first, first + n_open):
+            ch = &nodes[i]
+            if ch.flags & NODE_INVALID:
+                continue
+            n = ch.visits + cfg.even_visits + ch.vloss * cfg.virtual_loss
+            an = ch.amaf_visits
+            if n > 0:
+                q = (ch.wins + 0.5 * cfg.even_visits) / n
+                if an > 0:
+                    beta = an / (an + n + n * an * cfg.inv_rave_k)
+                    v = q + beta * (ch.amaf_wins / an - q)
+                else:
+                    v = q
+                if ucb > 0:
+                    v += ucb / sqrt(n)
+            elif an > 0:
+                v = ch.amaf_wins / an
+            else:
+                v = FPU
+            v -= add_w * ch.bias
+            if v > best:
+                best = v
+                best_i = i
+                ties = 1
+            elif v == best and ch.move != PASS:
+                if nodes[best_i].move == PASS:
+                    best_i = i
+                    ties = 1
+                else:
+                    ties += 1
+                    if rng_below(&w.rng, ties) == 0:
+                        best_i = i
+        return best_i
+
+    cdef void widen(self, Node* p) noexcept nogil:
+        """Progressive widening (Oakfoam): open the next child by prior when the counter passes
+        pw_next. The counter is the wins stored in p, i.e. the chooser's losses through p."""
+        cdef int k = p.n_open
+        cdef double r
+        if k >= p.n_children or p.wins < p.pw_next:
+            return
+        r = p.wins / p.visits if p.visits > 0 else 0.5
+        p.pw_next = p.wins + self.cfg.pw_a * pow(self.cfg.pw_b, k) * (1.0 - self.cfg.pw_c * r)
+        p.n_open = k + 1
+
+    cdef bint expand(self, int32_t leaf, BoardState* b, bint at_root) noexcept nogil:
+        """Give leaf its children: legal moves except own one-point eyes and superko repeats, plus
+        pass. False when another thread has it, the store is full, or the prior failed."""
+        cdef Node* nodes = self.store.nodes
+        cdef Node* n = &nodes[leaf]
+        cdef point_t moves[MAX_POINTS]
+        cdef float probs[MAX_POINTS]
+        cdef float bias[MAX_POINTS]
+        cdef Candidate order[MAX_POINTS]
+        cdef int count = 0, k, row, col, n_open
+        cdef int32_t first
+        cdef point_t p
+        cdef color_t c = b.to_play
+        cdef double r
+        if self.full or atomic_or_u8(&n.flags, NODE_EXPANDING) & NODE_EXPANDING:
+            return False
+        for row in range(b.size):
+            for col in range(b.size):
+                p = point_at(b, row, col)
+                if b.color[p] != EMPTY or not is_legal(b, p, c) or is_one_point_eye(b, p, c):
+                    continue
+                if self.repeats(b, p, c, at_root):
+                    continue
+                moves[count] = p
+                count += 1
+        moves[count] = PASS
+        count += 1
+        if self.cfg.has_prior:
+            if not self.evaluate_prior(b, moves, count, probs):
+                atomic_and_u8(&n.flags, <uint8_t>~NODE_EXPANDING)
+                return False
+            self.shape_prior(probs, bias, count)
+        else:
+            for k in range(count):
+                probs[k] = 1.0 / count
+                bias[k] = 0.0
+        first = store_alloc(&self.store, count)
+        if first == NO_NODE:
+            self.full = 1
+            atomic_and_u8(&n.flags, <uint8_t>~NODE_EXPANDING)
+            return False
+        for k in range(count):
+            order[k].p = probs[k]
+            order[k].index = k
+        if self.cfg.pw:
+            qsort(order, count, sizeof(Candidate), by_prior_desc)
+        for k in range(count):
+            nodes[first + k].move = moves[order[k].index]
+            nodes[first + k].prior = probs[order[k].index]
+            nodes[first + k].bias = bias[order[k].index]
+        n.first_child = first
+        if self.cfg.pw:
+            n_open = min(self.cfg.pw_init, count)
+            r = n.wins / n.visits if n.visits > 0 else 0.5
+            n.pw_next = n.wins + self.cfg.pw_a * pow(self.cfg.pw_b, n_open - 1) * (1.0 - self.cfg.pw_c * r)
+        else:
+            n_open = count
+        n.n_open = n_open
+        store_release_i16(&n.n_children, count)
+        return True
+
+    cdef bint evaluate_prior(self, const BoardState* b, const point_t* moves, int count, float* out) noexcept nogil:
+        with gil:
+            return self.evaluate_prior_py(b, moves, count, out)
+
+    cdef bint evaluate_prior_py(self, const BoardState* b, const point_t* moves, int count, float* out) noexcept:
+        """prior.evaluate on a Board copy of b; out[k] = p of moves[k]. On error: record it, stop."""
+        cdef Board board
+        cdef float[::1] p
+        cdef int k, size = b.size
+        try:
+            board = Board(size, b.komi)
+            board.s = b[0]
+            arr = np.ascontiguousarray(self.prior.evaluate(board, b.to_play), dtype=np.float32).reshape(-1)
+            if arr.shape[0] != size * size + 1:
+                raise ValueError(f"prior.evaluate returned {arr.shape[0]} values, expected {size * size + 1}")
+            p = arr
+            for k in range(count):
+                out[k] = p[point_index(b, moves[k])]
+            return True
+        except BaseException as e:
+            self.error = e
+            store_int(&self.stop_flag, 1)
+            return False
+
+    cdef void shape_prior(self, float* p, float* bias, int count) noexcept nogil:
+        """Temperature, floor and renormalisation of the children's p; the additive coefficients K_a."""
+        cdef const Config* cfg = &self.cfg
+        cdef double total = 0.0, top = 0.0, x
+        cdef int k
+        for k in range(count):
+            x = p[k] if p[k] > 0 else 0.0          # also maps NaN to 0
+            if cfg.temperature != 1.0 and x > 0:
+                x = pow(x, 1.0 / cfg.temperature)
+            p[k] = x
+            total += x
+        if not (total > 0) or total > 1e300:
+            for k in range(count):
+                p[k] = 1.0
+            total = count
+        x = 0.0
+        for k in range(count):
+            p[k] = max(p[k] / total, cfg.floor)
+            x += p[k]
+        for k in range(count):
+            p[k] = p[k] / x
+            top = max(top, p[k])
+        for k in range(count):
+            if not cfg.additive:
+                bias[k] = 0.0
+            elif cfg.additive_shape == SHAPE_INV:
+                bias[k] = cfg.additive_scale * sqrt(top) / p[k]
+            else:
+                bias[k] = cfg.additive_scale / sqrt(p[k])
+
+    cdef void record_owner(self, Worker* w, const BoardState* b) noexcept nogil:
+        cdef int row, col
+        cdef point_t p
+        cdef color_t o
+        for row in range(b.size):
+            for col in range(b.size):
+                p = point_at(b, row, col)
+                o = owner(b, p)
+                if o == BLACK:
+                    w.own[p] += 1
+                elif o == WHITE:
+                    w.own[p] -= 1
+        w.n_sims += 1
+
+    cdef void backup(self, Worker* w, int depth, int n_seq, double z) noexcept nogil:
+        """Add result z (1 = Black won) along the path (MC) and to AMAF statistics."""
+        cdef Node* nodes = self.store.nodes
+        cdef Node* n
+        cdef int i, t, f
+        cdef int32_t k, k_end
+        cdef point_t m
+        cdef color_t mover = 3 - self.root_board.to_play, c
+        cdef double r, weight, inv
+        cdef bint by_distance = self.cfg.rave_distance_weight
+        for i in range(depth + 1):
+            if i > 0:
+                mover = w.seq_color[i - 1]
+            n = &nodes[w.path[i]]
+            atomic_add_float(&n.wins, <float>(z if mover == BLACK else 1.0 - z))
+            atomic_add_i32(&n.visits, 1)
+            if i > 0:
+                atomic_add_i16(&n.vloss, -1)
+        # AMAF: first[] maps a point to its first play in seq[t:], built from the end backwards.
+        memset(w.first, 0xff, self.root_board.stride * self.root_board.stride * sizeof(int16_t))
+        for i in range(n_seq - 1, depth - 1, -1):
+            if w.seq[i] != PASS:
+                w.first[w.seq[i]] = <int16_t>i
+        for t in range(depth - 1, -1, -1):
+            if w.seq[t] != PASS:
+                w.first[w.seq[t]] = <int16_t>t
+            n = &nodes[w.path[t]]
+            c = w.seq_color[t]
+            r = z if c == BLACK else 1.0 - z
+            inv = 1.0 / (n_seq - t)
+            k_end = n.first_child + n.n_children
+            for k in range(n.first_child, k_end):
+                m = nodes[k].move
+                if m == PASS:
+                    continue
+                f = w.first[m]
+                if f < 0 or w.seq_color[f] != c:
+                    continue
+                weight = 2.0 - (f - t) * inv if by_distance else 1.0
+                nodes[k].amaf_wins += <float>(weight * r)
+                nodes[k].amaf_visits += <float>weight
+
+    # ------------------------------------------------------------------ results
+
+    cdef Node* root_node(self) except NULL:
+        if not self.has_root:
+            raise RuntimeError("set_root must be called first")
+        return &self.store.nodes[self.root]
+
+    cdef int32_t most_visited(self, int32_t parent) noexcept:
+        """The valid child with the most visits (ties: more wins, then non-pass), or NO_NODE."""
+        cdef Node* nodes = self.store.nodes
+        cdef Node* p = &nodes[parent]
+        cdef int32_t i, best = NO_NODE
+        for i in range(p.first_child, p.first_child + p.n_children):
+            if nodes[i].flags & NODE_INVALID:
+                continue
+            if (best == NO_NODE or nodes[i].visits > nodes[best].visits
+                    or (nodes[i].visits == nodes[best].visits and nodes[i].wins > nodes[best].wins)
+                    or (nodes[i].visits == nodes[best].visits and nodes[i].wins == nodes[best].wins
+                        and nodes[best].move == PASS)):
+                best = i
+        return best
+
+    def best_move(self) -> int:
+        """The most visited root child (PASS if none); never a move repeating a game position."""
+        cdef Node* r = self.root_node()
+        cdef int32_t best = self.most_visited(self.root)
+        cdef BoardState b
+        cdef point_t m
+        if best != NO_NODE:
+            return self.store.nodes[best].move
+        # No tree (the store cannot hold the root's children): the playout policy's move.
+        b = self.root_board
+        m = choose_move(&b, &self.pp, &self.workers[0].rng)
+        if m != PASS and self.repeats(&self.root_board, m, self.root_board.to_play, True):
+            return PASS
+        return m
+
+    def winrate(self) -> float:
+        """Root value for the side to move, in [0, 1] (0.5 before any simulation)."""
+        cdef Node* r = self.root_node()
+        if r.visits == 0:
+            return 0.5
+        return 1.0 - r.wins / r.visits
+
+    def root_visits(self) -> int:
+        return self.root_node().visits
+
+    def pv(self, int max_len=20) -> list:
+        """Principal variation: most visited children from the root while they have visits."""
+        self.root_node()
+        cdef int32_t cur = self.root, nxt
+        out = []
+        while len(out) < max_len:
+            nxt = self.most_visited(cur)
+            if nxt == NO_NODE or self.store.nodes[nxt].visits == 0:
+                break
+            out.append(self.store.nodes[nxt].move)
+            cur = nxt
+        return out
+
+    def root_children(self) -> list:
+        """The root's children, most visited first: move, visits, winrate (side to move), prior,
+        amaf_visits, amaf_winrate, pv."""
+        cdef Node* r = self.root_node()
+        cdef Node* ch
+        cdef int32_t i, cur, nxt
+        out = []
+        for i in range(r.first_child, r.first_child + r.n_children):
+            ch = &self.store.nodes[i]
+            if ch.flags & NODE_INVALID:
+                continue
+            line = [ch.move]
+            cur = i
+            while len(line) < 20:
+                nxt = self.most_visited(cur)
+                if nxt == NO_NODE or self.store.nodes[nxt].visits == 0:
+                    break
+                line.append(self.store.nodes[nxt].move)
+                cur = nxt
+            out.append(dict(move=ch.move, visits=ch.visits,
+                            winrate=ch.wins / ch.visits if ch.visits else 0.5,
+                            prior=ch.prior, amaf_visits=ch.amaf_visits,
+                            amaf_winrate=ch.amaf_wins / ch.amaf_visits if ch.amaf_visits > 0 else 0.5,
+                            pv=line))
+        out.sort(key=lambda d: -d["visits"])
+        return out
+
+    def ownership(self) -> np.ndarray:
+        """(N, N) float32 in [-1, 1], indexed [row, col]: + Black, - White, averaged over the final
+        boards of the simulations since set_root (zeros before any)."""
+        self.root_node()
+        cdef int size = self.root_board.size, row, col, i
+        cdef int64_t sims = 0, total
+        out = np.zeros((size, size), dtype=np.float32)
+        cdef float[:, ::1] o = out
+        for i in range(self.n_threads):
+            sims += self.workers[i].n_sims
+        if sims == 0:
+            return out
+        for row in range(size):
+            for col in range(size):
+                total = 0
+                for i in range(self.n_threads):
+                    total += self.workers[i].own[point_at(&self.root_board, row, col)]
+                o[row, col] = <float>(<double>total / sims)
+        return out
+
+    def n_nodes(self) -> int:
+        """Nodes taken from the store (unreachable ones included until the next compaction)."""
+        return n_nodes(&self.store)
+
+    @staticmethod
+    def bytes_per_node() -> int:
+        return sizeof(Node)
+
+    @property
+    def max_nodes(self) -> int:
+        return self.store.capacity
