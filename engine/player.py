@@ -1,0 +1,206 @@
+"""A game plus a search: what the GTP front end asks for a move or a score.
+
+`genmove` searches the current position for `params.search.playouts` playouts, fewer if the clock
+demands it, and plays the most visited move that is legal under positional superko. It passes when
+the opponent has just passed and the area score, dead stones removed, already wins
+(`pass_when_won`); it resigns when the win rate is hopeless (`resign_threshold`, after
+`resign_min_visits` visits of the best move). `genmove_cleanup` (kgs-genmove_cleanup) never passes
+while the ownership says dead opponent stones are still on the board: it plays on their liberties.
+`final_score` and `final_status_list` run a search of moderate size for the ownership and hand it to
+`engine.scoring`.
+"""
+from __future__ import annotations
+
+import time
+from typing import Callable
+
+import numpy as np
+
+from engine import scoring
+from engine.board import BLACK, EMPTY, PASS, RESIGN, WHITE, Board, IllegalMove
+from engine.game import Game
+from engine.params import EngineParams
+from engine.search import Search
+from engine.timecontrol import TimeControl
+
+SHORT_PLAYOUTS = 500       # the quick look at ownership before passing, or in cleanup (time permitting)
+FINAL_PLAYOUTS = (1000, 5000)   # bounds of the scoring search's size (params.search.playouts clipped)
+UNTIMED_SECONDS = 10.0     # thinking time when playouts = 0 ("clock only") and there is no clock
+MIN_SECONDS = 0.01         # a search always gets this much, even with no time left
+
+
+class Player:
+    """Owns the game record, the search and the clock of one engine."""
+
+    def __init__(self, params: EngineParams | None = None, prior=None,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        self.params = params or EngineParams()
+        self.prior = prior
+        self.game = Game()
+        self.search = Search(self.params.search, self.params.playout, prior,
+                             prior_params=self.params.prior)
+        self.time = TimeControl(self.params.time)
+        self._clock = clock
+        self._scoring_cache: tuple[tuple, np.ndarray] | None = None
+
+    def clear(self) -> None:
+        """A new game: empty board of the same size and komi, clocks back to the start."""
+        self.game.clear()
+        self.time.reset()
+
+    # --- moves ---
+    def genmove(self, color: int) -> int:
+        """Choose a move for `color` and play it; RESIGN is returned but not played."""
+        return self._genmove(color, cleanup=False)
+
+    def genmove_cleanup(self, color: int) -> int:
+        """As genmove, but no pass while dead opponent stones remain (kgs-genmove_cleanup)."""
+        return self._genmove(color, cleanup=True)
+
+    def reg_genmove(self, color: int) -> int:
+        """The move genmove would choose, without playing it or touching the clock."""
+        _check_color(color)
+        board = self.game.board.copy()
+        board.to_play = color
+        return self._choose(board, color, cleanup=False)
+
+    def _genmove(self, color: int, cleanup: bool) -> int:
+        _check_color(color)
+        start = self._clock()
+        board = self.game.board
+        if board.to_play != color:      # GTP lets either colour move
+            board.to_play = color
+        move = self._choose(board, color, cleanup)
+        if move == RESIGN:
+            self.game.result = ("W" if color == BLACK else "B") + "+R"
+        else:
+            try:
+                self.game.play(color, move, superko=True)
+            except IllegalMove:         # never expected: _choose checked it; a pass is always legal
+                move = PASS
+                self.game.play(color, PASS)
+        self.time.spend(color, self._clock() - start)
+        return move
+
+    def _choose(self, board: Board, color: int, cleanup: bool) -> int:
+        sp = self.params.search
+        start = self._clock()
+        playouts, seconds = self._limits(color, board)
+        history = self.game.history_hashes()
+        dead: list[list[int]] = []
+        moves = self.game.moves
+        opponent_passed = bool(moves) and moves[-1] == (3 - color, PASS)
+        if cleanup or (sp.pass_when_won and opponent_passed):
+            own = self._ownership(board, history, SHORT_PLAYOUTS, seconds / 2 if seconds else 0.0)
+            dead = self._dead_opponent_groups(board, color, own)
+            if sp.pass_when_won and opponent_passed and not (cleanup and dead):
+                score = scoring.final_score(board, own)
+                if (score > 0) == (color == BLACK) and score != 0:
+                    return PASS
+            if seconds:
+                seconds = max(MIN_SECONDS, seconds - (self._clock() - start))
+        # After two passes the search would only score the root: search the play-on position.
+        self.search.set_root(_play_on(board) if self.game.is_over() else board, history)
+        self.search.run(playouts=playouts, seconds=seconds)
+        if not cleanup and self._should_resign():
+            return RESIGN
+        return self._pick(board, color, dead if cleanup else [])
+
+    def _limits(self, color: int, board: Board) -> tuple[int, float]:
+        """(playouts, seconds) for this move; 0 means no limit on that one, never both 0."""
+        playouts = self.params.search.playouts
+        budget = self.time.budget(color, board.size, len(self.game.moves))
+        if budget is None:
+            return playouts, (0.0 if playouts else UNTIMED_SECONDS)
+        return playouts, max(MIN_SECONDS, budget)
+
+    def _ownership(self, board: Board, history: list[int], playouts: int, seconds: float) -> np.ndarray:
+        """Ownership from a search of the play-on position: with the pass count cleared, a pass
+        does not end the simulations early, so dead stones really get captured in them."""
+        self.search.set_root(_play_on(board), history)
+        self.search.run(playouts=playouts, seconds=seconds)
+        return np.array(self.search.ownership(), dtype=np.float32)
+
+    def _should_resign(self) -> bool:
+        sp = self.params.search
+        if sp.resign_threshold <= 0 or self.search.winrate() >= sp.resign_threshold:
+            return False
+        children = self.search.root_children()
+        best = self.search.best_move()
+        visits = next((c["visits"] for c in children if c["move"] == best), 0)
+        return visits >= sp.resign_min_visits
+
+    def _pick(self, board: Board, color: int, dead: list[list[int]]) -> int:
+        """The search's choice if the game allows it, else the next most visited allowed move.
+        With dead opponent groups given (cleanup), their liberties come first and no pass."""
+        history = set(self.game.history_hashes())
+        children = self.search.root_children()
+        order = [self.search.best_move()] + [c["move"] for c in children]
+        if dead:
+            visits = {c["move"]: c["visits"] for c in children}
+            order = self._cleanup_moves(board, color, dead, visits) + [m for m in order if m != PASS]
+        for move in order:
+            if self._is_allowed(board, color, move, history):
+                return move
+        return PASS
+
+    def _is_allowed(self, board: Board, color: int, move: int, history: set[int]) -> bool:
+        if move == PASS:
+            return True
+        if move == RESIGN or not board.is_legal(move, color):
+            return False
+        return board.hash_after(move, color) not in history
+
+    def _dead_opponent_groups(self, board: Board, color: int, own: np.ndarray) -> list[list[int]]:
+        return [g for g in scoring.classify(board, own)["dead"] if board.color_at(g[0]) == 3 - color]
+
+    def _cleanup_moves(self, board: Board, color: int, dead: list[list[int]],
+                       visits: dict[int, int]) -> list[int]:
+        """Liberties of the dead groups, best first: captures now, not self-atari, the search's
+        visits, then the target's fewest liberties."""
+        ranked = {}
+        for stones in dead:
+            n_libs = board.liberties(stones[0])
+            for p in stones:
+                for q in scoring.neighbours(board, p):
+                    if board.color_at(q) == EMPTY and board.is_legal(q, color):
+                        key = (n_libs != 1, board.self_atari_size(q, color) > 0, -visits.get(q, 0), n_libs, q)
+                        ranked[q] = min(key, ranked.get(q, key))
+        return sorted(ranked, key=ranked.__getitem__)
+
+    # --- scoring ---
+    def final_score(self) -> str:
+        """GTP final_score: area score with dead stones removed, "B+3.5" / "W+0.5" / "0"."""
+        return scoring.format_score(scoring.final_score(self.game.board, self._final_ownership()))
+
+    def final_status_list(self, status: str) -> list[list[int]]:
+        """GTP final_status_list: the groups (lists of points) that are alive, dead or in seki."""
+        if status not in scoring.STATUSES:
+            raise ValueError(f"unknown status {status!r} (alive, dead, seki)")
+        return scoring.classify(self.game.board, self._final_ownership())[status]
+
+    def _final_ownership(self) -> np.ndarray:
+        board = self.game.board
+        key = (board.size, board.hash, board.to_play, len(self.game.moves), self.game.komi)
+        if self._scoring_cache is not None and self._scoring_cache[0] == key:
+            return self._scoring_cache[1]
+        low, high = FINAL_PLAYOUTS
+        n = min(high, max(low, self.params.search.playouts))
+        own = self._ownership(board, self.game.history_hashes(), n, 0.0)
+        self._scoring_cache = (key, own)
+        return own
+
+
+def _play_on(board: Board) -> Board:
+    """The same stones, komi and side to move, with no passes (nor ko ban) behind them."""
+    fresh = Board(board.size, board.komi)
+    black = [p for p in board.points() if board.color_at(p) == BLACK]
+    white = [p for p in board.points() if board.color_at(p) == WHITE]
+    fresh.setup(black=black, white=white)
+    fresh.to_play = board.to_play
+    return fresh
+
+
+def _check_color(color: int) -> None:
+    if color not in (BLACK, WHITE):
+        raise ValueError(f"bad color {color!r}")

@@ -1,0 +1,121 @@
+"""Dead stones, seki and the final score of a finished position, from playout ownership.
+
+`ownership` is an (N, N) array indexed [row, col] in [-1, 1], + for Black, as `Search.ownership()`
+gives it: the average final owner of each point over the playouts.
+
+- A group is **dead** when the mean ownership over its stones is at least `DEAD_THRESHOLD` (0.5)
+  for the opponent: the playouts capture it in most games (3 out of 4 or more).
+- A group that is not dead is in **seki** when one of its liberties is shared with an opposing
+  group that is not dead either, neither colour can play there without putting itself in atari
+  (or committing suicide), and the playouts leave that point unresolved (|ownership| below
+  `SEKI_THRESHOLD`). This is the mutual-life shape, with or without one eye on each side; a
+  semeai that one side wins shows up as a dead group instead.
+- Every other group is **alive**.
+
+The final score is the area score (stones plus empty regions reaching one colour only, minus komi)
+after the dead stones are removed; points shared by a seki stay neutral.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from engine.board import BLACK, EMPTY, Board
+
+DEAD_THRESHOLD = 0.5
+SEKI_THRESHOLD = 0.5
+STATUSES = ("alive", "dead", "seki")
+
+
+def groups(board: Board) -> list[list[int]]:
+    """Every group on the board as its sorted points, ordered by their lowest point."""
+    seen: set[int] = set()
+    out = []
+    for p in board.points():
+        if board.color_at(p) != EMPTY and p not in seen:
+            stones = sorted(board.group_stones(p))
+            seen.update(stones)
+            out.append(stones)
+    return out
+
+
+def _check(board: Board, ownership: np.ndarray) -> np.ndarray:
+    own = np.asarray(ownership, dtype=np.float64)
+    if own.shape != (board.size, board.size):
+        raise ValueError(f"ownership shape {own.shape} does not match a {board.size}x{board.size} board")
+    return own
+
+
+def _own(board: Board, own: np.ndarray, p: int) -> float:
+    r, c = board.coords(p)
+    return float(own[r, c])
+
+
+def neighbours(board: Board, p: int) -> list[int]:
+    """The on-board 4-neighbours of p."""
+    r, c = board.coords(p)
+    n = board.size
+    return [board.point(r2, c2) for r2, c2 in ((r - 1, c), (r + 1, c), (r, c - 1), (r, c + 1))
+            if 0 <= r2 < n and 0 <= c2 < n]
+
+
+def is_dead(board: Board, ownership: np.ndarray, stones: list[int]) -> bool:
+    """True if the group's mean ownership is strongly for the opponent (DEAD_THRESHOLD)."""
+    own = _check(board, ownership)
+    sign = 1.0 if board.color_at(stones[0]) == BLACK else -1.0
+    mean = sum(_own(board, own, p) for p in stones) / len(stones)
+    return sign * mean <= -DEAD_THRESHOLD
+
+
+def classify(board: Board, ownership: np.ndarray) -> dict[str, list[list[int]]]:
+    """Groups by status: {"alive": [...], "dead": [...], "seki": [...]}, each group sorted points."""
+    own = _check(board, ownership)
+    all_groups = groups(board)
+    dead = [g for g in all_groups if is_dead(board, own, g)]
+    dead_points = {p for g in dead for p in g}
+    status: dict[str, list[list[int]]] = {s: [] for s in STATUSES}
+    for g in all_groups:
+        if g[0] in dead_points:
+            status["dead"].append(g)
+        elif _is_seki(board, own, g, dead_points):
+            status["seki"].append(g)
+        else:
+            status["alive"].append(g)
+    return status
+
+
+def _is_seki(board: Board, own: np.ndarray, stones: list[int], dead_points: set[int]) -> bool:
+    color = board.color_at(stones[0])
+    liberties = {q for p in stones for q in neighbours(board, p) if board.color_at(q) == EMPTY}
+    for lib in liberties:
+        if abs(_own(board, own, lib)) >= SEKI_THRESHOLD:
+            continue
+        shared = any(board.color_at(q) == 3 - color and q not in dead_points
+                     for q in neighbours(board, lib))
+        if shared and _is_unplayable(board, lib, color) and _is_unplayable(board, lib, 3 - color):
+            return True
+    return False
+
+
+def _is_unplayable(board: Board, point: int, color: int) -> bool:
+    return not board.is_legal(point, color) or board.self_atari_size(point, color) > 0
+
+
+def dead_stones(board: Board, ownership: np.ndarray) -> list[int]:
+    """All stones of dead groups, sorted."""
+    return sorted(p for g in classify(board, ownership)["dead"] for p in g)
+
+
+def final_score(board: Board, ownership: np.ndarray) -> float:
+    """Area score, black - white - komi, after removing the dead stones."""
+    cleared = board.copy()
+    cleared.setup(empty=dead_stones(board, ownership))
+    return float(cleared.score())
+
+
+def format_score(score: float) -> str:
+    """GTP score text: "B+3.5", "W+0.5" or "0" (a jigo)."""
+    score = round(float(score), 1)
+    if score == 0:
+        return "0"
+    text = f"{abs(score):.1f}".rstrip("0").rstrip(".")
+    return ("B+" if score > 0 else "W+") + text

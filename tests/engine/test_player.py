@@ -1,0 +1,227 @@
+"""The player with the real search on small boards and few playouts."""
+import random
+
+import pytest
+
+from engine.board import BLACK, EMPTY, PASS, RESIGN, WHITE, Board
+from engine.params import EngineParams, SearchParams
+from engine.player import Player
+
+
+def make_player(playouts=200, seed=1, **search) -> Player:
+    search.setdefault("resign_threshold", 0.0)
+    return Player(EngineParams(search=SearchParams(playouts=playouts, seed=seed, **search)))
+
+
+def state(board: Board) -> tuple:
+    return (board.stones().tobytes(), board.hash, board.ko_point, board.to_play, board.captures,
+            board.last_move, board.move_number)
+
+
+def random_move(board: Board, color: int, rng: random.Random, history: set) -> int:
+    """A random legal move that fills no own eye and repeats no position; PASS when none is left."""
+    points = [p for p in board.points() if board.is_legal(p, color) and not board.is_eye(p, color)]
+    rng.shuffle(points)
+    for p in points:
+        if board.hash_after(p, color) not in history:
+            return p
+    return PASS
+
+
+def check_genmove(player: Player, color: int) -> int:
+    """genmove, asserting the move was legal and no superko repetition in the position before."""
+    before = player.game.board.copy()
+    history = set(player.game.history_hashes())
+    n_moves = len(player.game.moves)
+    move = player.genmove(color)
+    if move == RESIGN:
+        assert len(player.game.moves) == n_moves
+        return move
+    assert player.game.moves[-1] == (color, move)
+    if move != PASS:
+        assert before.is_legal(move, color)
+        assert before.hash_after(move, color) not in history
+    return move
+
+
+@pytest.mark.parametrize("size,playouts", [(7, 200), (9, 200)])
+def test_full_game_against_a_random_mover(size, playouts):
+    player = make_player(playouts)
+    player.game.set_size(size)
+    rng = random.Random(size)
+    for _ in range(3 * size * size):
+        if player.game.is_over():
+            break
+        check_genmove(player, BLACK)
+        if player.game.is_over():
+            break
+        board = player.game.board
+        player.game.play(WHITE, random_move(board, WHITE, rng, set(player.game.history_hashes())))
+    assert player.game.is_over()
+    assert player.final_score().startswith("B+")      # 200 playouts beat a random mover
+    player.game.board.check()
+
+
+def test_engine_plays_both_colours_and_either_may_move():
+    player = make_player(100)
+    player.game.set_size(7)
+    first = check_genmove(player, WHITE)              # White moves first: GTP allows it
+    assert player.game.moves == [(WHITE, first)] and player.game.board.to_play == BLACK
+    check_genmove(player, WHITE)
+    assert [c for c, _ in player.game.moves] == [WHITE, WHITE]
+
+
+def test_reg_genmove_leaves_the_game_alone():
+    player = make_player(150)
+    player.game.set_size(7)
+    player.game.play(BLACK, player.game.board.point(3, 3))
+    before = (state(player.game.board), list(player.game.moves), player.game.history_hashes())
+    for color in (WHITE, BLACK):
+        move = player.reg_genmove(color)
+        assert move == PASS or player.game.board.is_legal(move, color)
+        assert (state(player.game.board), list(player.game.moves), player.game.history_hashes()) == before
+
+
+def test_genmove_is_repeatable_with_a_fixed_seed():
+    moves = []
+    for _ in range(2):
+        player = make_player(150, seed=7)
+        player.game.set_size(7)
+        moves.append([player.genmove(c) for c in (BLACK, WHITE, BLACK)])
+    assert moves[0] == moves[1]
+
+
+HOPELESS = """
+. O . O . O .
+O O O O O O O
+. O . O . O .
+O O O O O O O
+. . . . . . .
+. . . X . . .
+. . . . . . .
+"""
+
+
+def test_resigns_when_hopeless_only_with_a_threshold():
+    player = make_player(400, resign_threshold=0.2, resign_min_visits=50)
+    player.game.set_position(Board.from_ascii(HOPELESS, komi=7.5, to_play=BLACK))
+    before = state(player.game.board)
+    assert player.genmove(BLACK) == RESIGN
+    assert state(player.game.board) == before and player.game.moves == []
+    assert player.game.result == "W+R"
+    player = make_player(400, resign_threshold=0.0)
+    player.game.set_position(Board.from_ascii(HOPELESS, komi=7.5, to_play=BLACK))
+    assert player.genmove(BLACK) != RESIGN
+
+
+# Finished: White B4 is dead in Black's area, Black F3 in White's; both walls have two eyes or
+# more. By hand, with komi 0.5: Black has columns A-D (28), White E-G (21): B+6.5.
+FINISHED = """
+. X . X O . O
+X X X X O O O
+. . . X O . .
+. O . X O . .
+. . . X O X .
+X X X X O O O
+. X . X O . O
+"""
+DEAD_WHITE = (3, 1)
+DEAD_BLACK = (2, 5)
+
+
+def finished_player(**search) -> Player:
+    player = make_player(200, **search)
+    player.game.set_position(Board.from_ascii(FINISHED, komi=0.5, to_play=BLACK))
+    return player
+
+
+def test_final_score_and_status_with_the_real_search():
+    player = finished_player()
+    board = player.game.board
+    assert player.final_score() == "B+6.5"
+    assert player.final_status_list("dead") == [[board.point(*DEAD_BLACK)], [board.point(*DEAD_WHITE)]]
+    assert sorted(len(g) for g in player.final_status_list("alive")) == [13, 15]
+    assert player.final_status_list("seki") == []
+    with pytest.raises(ValueError):
+        player.final_status_list("unknown")
+
+
+def test_passes_after_the_opponent_when_won():
+    player = finished_player()
+    player.game.play(WHITE, PASS)
+    assert player.genmove(BLACK) == PASS
+    assert player.game.is_over()
+    # Scoring after the two passes still plays the position out to find the dead stones.
+    assert player.final_score() == "B+6.5"
+    assert len(player.final_status_list("dead")) == 2
+
+
+def test_cleanup_captures_dead_stones_before_passing():
+    player = finished_player()
+    dead = player.game.board.point(*DEAD_WHITE)
+    r, c = DEAD_WHITE
+    liberties = {player.game.board.point(*rc) for rc in ((r - 1, c), (r + 1, c), (r, c - 1), (r, c + 1))}
+    player.game.play(WHITE, PASS)
+    first = player.genmove_cleanup(BLACK)
+    assert first in liberties
+    for _ in range(10):
+        if player.game.board.color_at(dead) == EMPTY:
+            break
+        player.game.play(WHITE, PASS)
+        assert player.genmove_cleanup(BLACK) != PASS
+    assert player.game.board.color_at(dead) == EMPTY
+
+
+def test_never_repeats_a_position():
+    # Black took the ko at C3 and both passed: White's retake at B3 is legal under simple ko but
+    # recreates the start, so the engine must not play it.
+    ko = """
+    . . . . .
+    . X O . .
+    X O . O .
+    . X O . .
+    . . . . .
+    """
+    for seed in (1, 2, 3):
+        player = make_player(150, seed=seed)
+        player.game.set_position(Board.from_ascii(ko, komi=0.5, to_play=BLACK))
+        board = player.game.board
+        player.game.play(BLACK, board.point(2, 2))
+        retake = player.game.board.ko_point
+        player.game.play(WHITE, PASS)
+        player.game.play(BLACK, PASS)
+        assert check_genmove(player, WHITE) != retake
+
+
+def test_clock_is_charged_and_respected():
+    player = make_player(0)                            # playouts 0: the clock decides
+    player.game.set_size(7)
+    player.time.set_kgs("absolute", 6)
+    check_genmove(player, BLACK)
+    left = player.time.clocks[BLACK].main
+    assert 0 < left < 6
+    player.time.time_left(WHITE, 0.1, 0)               # less than the safety margin: minimal search
+    check_genmove(player, WHITE)
+    player.clear()
+    assert player.game.moves == [] and player.time.clocks[BLACK].main == 6
+
+
+# Seki at the bottom: Black A2 B2 C2 B1 (eye A1) and White D1 D2 E2 F2 F1 (eye E1) share C1.
+# By hand: Black 27, White 21, C1 neutral, komi 7.5: W+1.5.
+SEKI = """
+. O O X . X .
+O O O X X X X
+. O O X . X .
+O O O X X X X
+O O O X X X X
+X X X O O O X
+. X . O . O X
+"""
+
+
+def test_seki_with_the_real_search():
+    player = make_player(200)
+    player.game.set_position(Board.from_ascii(SEKI, komi=7.5, to_play=BLACK))
+    assert [len(g) for g in player.final_status_list("seki")] == [4, 5]
+    assert player.final_status_list("dead") == []
+    assert player.final_score() == "W+1.5"

@@ -1,0 +1,129 @@
+"""Dead stones, seki and final score from hand-drawn finished positions and ownership maps."""
+import numpy as np
+import pytest
+
+from engine import scoring
+from engine.board import BLACK, WHITE, Board
+
+
+def ownership(text: str) -> np.ndarray:
+    """Rows top first like Board.from_ascii; `+` is 1 (Black), `-` is -1 (White), else a number."""
+    rows = [line.split() for line in text.strip().splitlines()]
+    values = [[1.0 if t == "+" else -1.0 if t == "-" else float(t) for t in row] for row in rows]
+    return np.array(values[::-1], dtype=np.float32)
+
+
+# A dead white stone in Black's area (B5) and a dead black pair in White's area (F3 G3).
+DEAD = """
+. . . X O . .
+. . . X O . .
+. O . X O . .
+. . . X O . .
+. . . X O X X
+. . . X O . .
+. . . X O . .
+"""
+DEAD_OWN = """
++ + + + - - -
++ + + + - - -
++ .8 + + - - -
++ + + + - - -
++ + + + - -.9 -.7
++ + + + - - -
++ + + + - - -
+"""
+
+# Seki on the bottom edge: Black A2 B2 C2 B1 (eye A1) and White D2 E2 F2 D1 F1 (eye E1) share C1;
+# neither can fill it without putting itself in atari. The walls above are alive.
+SEKI = """
+. O O X . X .
+O O O X X X X
+. O O X . X .
+O O O X X X X
+O O O X X X X
+X X X O O O X
+. X . O . O X
+"""
+SEKI_OWN = """
+- - - + + + +
+- - - + + + +
+- - - + + + +
+- - - + + + +
+- - - + + + +
+.2 .2 .2 -.2 -.2 -.2 +
+.3 .2 0 -.2 -.3 -.2 +
+"""
+
+
+def points(board, *vertices):
+    cols = "ABCDEFGHJ"
+    return sorted(board.point(int(v[1:]) - 1, cols.index(v[0])) for v in vertices)
+
+
+def test_dead_groups_by_ownership():
+    board = Board.from_ascii(DEAD, komi=0.5)
+    status = scoring.classify(board, ownership(DEAD_OWN))
+    assert status["dead"] == [points(board, "F3", "G3"), points(board, "B5")]
+    assert status["seki"] == []
+    assert sorted(len(g) for g in status["alive"]) == [7, 7]
+    assert scoring.dead_stones(board, ownership(DEAD_OWN)) == points(board, "F3", "G3", "B5")
+
+
+def test_final_score_removes_dead_stones():
+    board = Board.from_ascii(DEAD, komi=0.5)
+    # By hand: Black has columns A-D (28 points), White E-G (21), komi 0.5.
+    assert scoring.final_score(board, ownership(DEAD_OWN)) == pytest.approx(28 - 21 - 0.5)
+    assert scoring.format_score(scoring.final_score(board, ownership(DEAD_OWN))) == "B+6.5"
+    assert board.color_at(points(board, "B5")[0]) == WHITE          # the board itself is untouched
+
+
+def test_dead_threshold_is_half():
+    board = Board.from_ascii(DEAD, komi=0.5)
+    own = ownership(DEAD_OWN)
+    r, c = board.coords(points(board, "B5")[0])
+    own[r, c] = scoring.DEAD_THRESHOLD - 0.05       # not clearly Black's: the stone stays alive
+    status = scoring.classify(board, own)
+    assert points(board, "B5") in status["alive"]
+    # Columns A-C now touch both colours and are neutral: Black keeps its 7 wall stones, White
+    # has columns E-G (F3 G3 removed) and B5.
+    assert scoring.final_score(board, own) == pytest.approx(7 - 22 - 0.5)
+
+
+def test_seki_groups_and_neutral_shared_liberty():
+    board = Board.from_ascii(SEKI, komi=7.5)
+    status = scoring.classify(board, ownership(SEKI_OWN))
+    assert status["seki"] == [points(board, "A2", "B2", "C2", "B1"),
+                              points(board, "D1", "D2", "E2", "F2", "F1")]
+    assert status["dead"] == []
+    assert len(status["alive"]) == 2
+    # By hand: Black 20 + 2 (G1 G2) + 5 (group and eye A1) = 27, White 15 + 6 = 21, C1 neutral.
+    assert scoring.final_score(board, ownership(SEKI_OWN)) == pytest.approx(27 - 21 - 7.5)
+    assert scoring.format_score(27 - 21 - 7.5) == "W+1.5"
+
+
+def test_a_lost_semeai_is_dead_not_seki():
+    board = Board.from_ascii(SEKI, komi=7.5)
+    own = ownership(SEKI_OWN)
+    own[:2, :3] = -0.9                              # the playouts say Black's inner group dies
+    status = scoring.classify(board, own)
+    assert status["dead"] == [points(board, "A2", "B2", "C2", "B1")]
+    assert status["seki"] == []
+
+
+def test_format_score():
+    assert [scoring.format_score(s) for s in (3.5, -0.5, 0.0, 7.0, -12.0, 1e-9)] == \
+        ["B+3.5", "W+0.5", "0", "B+7", "W+12", "0"]
+
+
+def test_ownership_shape_must_match():
+    board = Board.from_ascii(DEAD)
+    with pytest.raises(ValueError, match="shape"):
+        scoring.classify(board, np.zeros((9, 9)))
+
+
+def test_groups_lists_every_group_once():
+    board = Board.from_ascii(DEAD)
+    found = scoring.groups(board)
+    assert sum(len(g) for g in found) == int((board.stones() != 0).sum())
+    assert len(found) == 4
+    assert all(board.color_at(p) in (BLACK, WHITE) for g in found for p in g)
