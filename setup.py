@@ -1,6 +1,7 @@
 """Build Tesuji's Cython extensions and install its packages and the `tesuji` command."""
 import glob
 import os
+import re
 
 import numpy
 from Cython.Build import cythonize
@@ -33,9 +34,11 @@ def extensions():
     return cythonize(exts, compiler_directives=DIRECTIVES, nthreads=2)
 
 
+VERSION = re.search(r'__version__ = "(.+)"', open("engine/__init__.py").read()).group(1)
+
 setup(
     name="tesuji",
-    version="0.1.0",
+    version=VERSION,
     description="Monte-Carlo tree search Go engine with learned move-prediction priors, speaking GTP",
     packages=["engine", "priors", "gtp", "bench"],
     package_data={"engine": ["*.pxd"], "priors": ["*.pxd", "models/*.npz"]},

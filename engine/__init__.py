@@ -14,3 +14,5 @@ Owns the Go logic. Knows nothing of learned models (it receives a prior as an ob
 - `scoring`      dead stones and final score from playout ownership
 - `player`       a game plus a search: genmove, final_score, final_status_list
 """
+
+__version__ = "0.1.0"

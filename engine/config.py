@@ -1,0 +1,193 @@
+"""Load and validate an engine configuration: YAML file plus `section.key=value` overrides.
+
+The file's sections fill the dataclasses of `engine.params` (`search:` -> SearchParams, ...) and its
+top-level keys the plain fields of EngineParams. Every problem is a `ConfigError` whose message
+starts with the key at fault (`search.n_thread: unknown key`). Overrides are YAML scalars
+(`search.reuse_tree=false`, `prior.temperature=0.5`) checked exactly as file values are, so a
+runtime option command can use `apply_override` as well.
+"""
+from __future__ import annotations
+
+import dataclasses
+import math
+import typing
+from typing import Any, Iterable, Optional
+
+import yaml
+
+from engine.params import EngineParams, PlayoutParams, PriorParams, SearchParams, TimeParams
+
+SECTIONS = {"search": SearchParams, "playout": PlayoutParams, "time": TimeParams, "prior": PriorParams}
+
+
+class ConfigError(ValueError):
+    """A configuration that cannot be used; the message names the key."""
+
+
+@dataclasses.dataclass(frozen=True)
+class Bound:
+    """Allowed range of a number (inclusive unless `low_open`) or set of strings."""
+    low: Optional[float] = None
+    high: Optional[float] = None
+    low_open: bool = False
+    choices: tuple[str, ...] = ()
+
+    def check(self, value: Any) -> Optional[str]:
+        """None if the value is allowed, else why not."""
+        if self.choices:
+            return None if value in self.choices else f"must be one of {', '.join(self.choices)}"
+        if self.low is not None and (value <= self.low if self.low_open else value < self.low):
+            return f"must be {'>' if self.low_open else '>='} {self.low:g}"
+        if self.high is not None and value > self.high:
+            return f"must be <= {self.high:g}"
+        return None
+
+
+RATE = Bound(0, 100)
+NON_NEGATIVE = Bound(0)
+BOUNDS: dict[str, Bound] = {
+    "search.playouts": NON_NEGATIVE,
+    "search.n_threads": Bound(1, 256),
+    "search.expand_visits": Bound(1),
+    "search.ucb_c": NON_NEGATIVE,
+    "search.rave_equiv": NON_NEGATIVE,
+    "search.even_visits": NON_NEGATIVE,
+    "search.virtual_loss": NON_NEGATIVE,
+    "search.max_nodes": Bound(1000),
+    "search.resign_threshold": Bound(0, 1),
+    "search.resign_min_visits": NON_NEGATIVE,
+    "search.seed": Bound(0, 2 ** 64 - 1),
+    "playout.capture_rate": RATE,
+    "playout.save_rate": RATE,
+    "playout.pattern_rate": RATE,
+    "playout.self_atari_rate": RATE,
+    "playout.max_moves": Bound(0, 1000),   # engine/playout.pxd MAX_PLAYOUT_MOVES
+    "time.main_time": NON_NEGATIVE,
+    "time.byo_yomi_time": NON_NEGATIVE,
+    "time.byo_yomi_stones": NON_NEGATIVE,
+    "time.max_time_per_move": NON_NEGATIVE,
+    "time.safety_margin": NON_NEGATIVE,
+    "time.moves_left_min": Bound(1),
+    "prior.temperature": Bound(0, low_open=True),
+    "prior.floor": Bound(0, 1),
+    "prior.additive_shape": Bound(choices=("inv_sqrt", "inv")),
+    "prior.additive_scale": NON_NEGATIVE,
+    "prior.additive_decay": NON_NEGATIVE,
+    "prior.pw_init": Bound(1),
+    "prior.pw_a": Bound(0, low_open=True),
+    "prior.pw_b": Bound(1),
+    "prior.pw_c": Bound(0, 1),
+}
+# Names are checked against the prior registry where priors are built; engine/ does not import priors/.
+NON_EMPTY = ("name", "prior.name")
+
+
+def load_config(path: Optional[str], overrides: Iterable[str] = ()) -> EngineParams:
+    """EngineParams from a YAML file (None: the defaults) and `section.key=value` overrides."""
+    raw = _read_yaml(path) if path else {}
+    params = _build(raw)
+    for text in overrides:
+        params = apply_override(params, text)
+    return params
+
+
+def apply_override(params: EngineParams, text: str) -> EngineParams:
+    """`search.n_threads=2` applied to params (a new object); the value follows YAML scalar rules."""
+    key, sep, value_text = text.partition("=")
+    key = key.strip()
+    if not sep or not key:
+        raise ConfigError(f"{text}: expected key=value")
+    try:
+        value = yaml.safe_load(value_text) if value_text.strip() else None
+    except yaml.YAMLError:
+        raise ConfigError(f"{key}: cannot parse value {value_text!r}") from None
+    if isinstance(value, (dict, list)):
+        raise ConfigError(f"{key}: expected a single value, got {value_text!r}")
+    section, dot, field = key.partition(".")
+    if dot:
+        if section not in SECTIONS:
+            raise ConfigError(f"{section}: unknown key")
+        sub = getattr(params, section)
+        return dataclasses.replace(params, **{section: _replace(sub, {field: value}, section + ".")})
+    if key in SECTIONS:
+        raise ConfigError(f"{key}: is a section; set one of its keys ({key}.KEY=VALUE)")
+    return _replace(params, {key: value}, "")
+
+
+def _read_yaml(path: str) -> dict:
+    try:
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+    except (OSError, UnicodeDecodeError) as e:
+        raise ConfigError(f"{path}: cannot read config file ({getattr(e, 'strerror', None) or e})") from None
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as e:
+        mark = getattr(e, "problem_mark", None)
+        where = f" at line {mark.line + 1}" if mark is not None else ""
+        problem = getattr(e, "problem", None) or "syntax error"
+        raise ConfigError(f"{path}: invalid YAML{where}: {problem}") from None
+    if data is None:
+        return {}
+    if not isinstance(data, dict):
+        raise ConfigError(f"{path}: expected a mapping of sections and keys")
+    return data
+
+
+def _build(raw: dict) -> EngineParams:
+    top: dict[str, Any] = {}
+    sections: dict[str, Any] = {}
+    for key, value in raw.items():
+        if key in SECTIONS:
+            if value is None:
+                value = {}
+            if not isinstance(value, dict):
+                raise ConfigError(f"{key}: expected a mapping of keys")
+            sections[key] = _replace(SECTIONS[key](), value, f"{key}.")
+        else:
+            top[key] = value
+    return _replace(EngineParams(**sections), top, "")
+
+
+def _replace(obj, values: dict, prefix: str):
+    """dataclasses.replace with every value checked against the field's type and bounds."""
+    hints = typing.get_type_hints(type(obj))
+    fields = {f.name for f in dataclasses.fields(obj)}
+    if not prefix:   # sections are filled by _build, never as top-level scalars
+        fields -= set(SECTIONS)
+    changes = {}
+    for key, value in values.items():
+        name = f"{prefix}{key}"
+        if not isinstance(key, str) or key not in fields:
+            raise ConfigError(f"{name}: unknown key")
+        changes[key] = _check(name, hints[key], value)
+    return dataclasses.replace(obj, **changes)
+
+
+def _check(name: str, kind: type, value: Any) -> Any:
+    if kind is bool:
+        if not isinstance(value, bool):
+            raise ConfigError(f"{name}: expected true or false, got {value!r}")
+    elif kind is int:
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise ConfigError(f"{name}: expected an integer, got {value!r}")
+    elif kind is float:
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise ConfigError(f"{name}: expected a number, got {value!r}")
+        if not math.isfinite(value):
+            raise ConfigError(f"{name}: expected a finite number, got {value!r}")
+        value = float(value)
+    elif kind is str:
+        if not isinstance(value, str):
+            raise ConfigError(f"{name}: expected a string, got {value!r}")
+        if "\n" in value or "\r" in value:
+            raise ConfigError(f"{name}: must be a single line")
+        if name in NON_EMPTY and not value.strip():
+            raise ConfigError(f"{name}: must not be empty")
+    else:   # a nested section given a scalar
+        raise ConfigError(f"{name}: expected a mapping of keys")
+    bound = BOUNDS.get(name)
+    problem = bound.check(value) if bound else None
+    if problem:
+        raise ConfigError(f"{name}: {problem}, got {value!r}")
+    return value

@@ -1,0 +1,56 @@
+"""kgsGtp's extension commands: `kgs-genmove_cleanup`, `kgs-time_settings`, `kgs-game_over`, `kgs-rules`.
+
+kgsGtp probes for them with `known_command` and falls back to the standard commands without them.
+Scoring stays area scoring under every rule set: `kgs-rules` only records what the server said.
+"""
+from __future__ import annotations
+
+from typing import Sequence
+
+from gtp.commands import expect_args, parse_color, parse_float, parse_int
+from gtp.coords import point_to_vertex
+from gtp.protocol import CommandGroup, GtpError
+
+RULES = ("chinese", "aga", "new_zealand", "japanese")
+# system -> number of arguments after it: main time, then byo-yomi time and periods or stones
+TIME_SYSTEMS = {"none": 0, "absolute": 1, "byoyomi": 3, "canadian": 3}
+
+
+class KgsCommands(CommandGroup):
+    """The `kgs-` commands, through the same Player as the standard group."""
+
+    prefix = "kgs-"
+
+    def __init__(self, player):
+        self.player = player
+        self.rules = "chinese"
+
+    def cmd_genmove_cleanup(self, args: Sequence[str]) -> str:
+        expect_args(args, 1)
+        color = parse_color(args[0])
+        return point_to_vertex(self.player.genmove_cleanup(color), self.player.game.board.size)
+
+    def cmd_time_settings(self, args: Sequence[str]) -> str:
+        if not args or args[0].lower() not in TIME_SYSTEMS:
+            raise GtpError("syntax error")
+        system = args[0].lower()
+        expect_args(args[1:], TIME_SYSTEMS[system])
+        numbers: list[float] = [parse_float(a, least=0) for a in args[1:]]
+        if system in ("byoyomi", "canadian"):   # periods or stones are counts
+            numbers[2] = parse_int(args[3], least=0)
+        try:
+            self.player.time.set_kgs(system, *numbers)
+        except ValueError as e:   # e.g. Canadian periods of 0 stones; the clock is left as it was
+            raise GtpError(str(e)) from None
+        return ""
+
+    def cmd_game_over(self, args: Sequence[str]) -> str:
+        return ""   # nothing runs between commands (no pondering), so there is nothing to stop
+
+    def cmd_rules(self, args: Sequence[str]) -> str:
+        expect_args(args, 1)
+        rules = args[0].lower()
+        if rules not in RULES:
+            raise GtpError("unknown rules")
+        self.rules = rules
+        return ""

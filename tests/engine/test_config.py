@@ -1,0 +1,187 @@
+import dataclasses
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+from engine.config import BOUNDS, SECTIONS, ConfigError, apply_override, load_config
+from engine.params import EngineParams, PlayoutParams, SearchParams
+
+ROOT = Path(__file__).resolve().parents[2]
+DEFAULT = ROOT / "configs" / "default.yaml"
+
+
+def write(tmp_path, text: str) -> str:
+    path = tmp_path / "engine.yaml"
+    path.write_text(text)
+    return str(path)
+
+
+def test_no_file_gives_defaults():
+    assert load_config(None, []) == EngineParams()
+
+
+def test_default_yaml_is_the_defaults():
+    assert load_config(str(DEFAULT), []) == EngineParams()
+
+
+def test_default_yaml_documents_every_key():
+    raw = yaml.safe_load(DEFAULT.read_text())
+    for section, cls in SECTIONS.items():
+        assert set(raw[section]) == {f.name for f in dataclasses.fields(cls)}, section
+    top = {f.name for f in dataclasses.fields(EngineParams)}
+    assert set(raw) == top
+    lines = [ln for ln in DEFAULT.read_text().splitlines() if ":" in ln and not ln.lstrip().startswith("#")]
+    undocumented = [ln for ln in lines if "#" not in ln and not ln.rstrip().endswith(":")]
+    assert undocumented == []
+
+
+def test_every_bound_names_a_real_field():
+    for key in BOUNDS:
+        section, field = key.split(".")
+        assert field in {f.name for f in dataclasses.fields(SECTIONS[section])}, key
+
+
+def test_file_sections_and_top_level(tmp_path):
+    path = write(tmp_path, "name: Shodan\nsearch:\n  playouts: 500\n  reuse_tree: false\n"
+                           "playout:\n  capture_rate: 50\nprior:\n  temperature: 2\n")
+    params = load_config(path, [])
+    assert params == EngineParams(
+        search=SearchParams(playouts=500, reuse_tree=False),
+        playout=PlayoutParams(capture_rate=50),
+        prior=dataclasses.replace(EngineParams().prior, temperature=2.0),
+        name="Shodan")
+    assert isinstance(params.prior.temperature, float)
+
+
+def test_empty_file_and_empty_section(tmp_path):
+    assert load_config(write(tmp_path, ""), []) == EngineParams()
+    assert load_config(write(tmp_path, "search:\n"), []) == EngineParams()
+
+
+def test_overrides_follow_yaml_scalars_and_apply_in_order(tmp_path):
+    path = write(tmp_path, "search:\n  n_threads: 4\n")
+    params = load_config(path, ["search.n_threads=2", "search.reuse_tree=false", "prior.temperature=0.5",
+                                "name=Tesuji-test", "search.n_threads=3", "time.main_time=60"])
+    assert params.search.n_threads == 3
+    assert params.search.reuse_tree is False
+    assert params.prior.temperature == 0.5
+    assert params.time.main_time == 60.0 and isinstance(params.time.main_time, float)
+    assert params.name == "Tesuji-test"
+
+
+def test_apply_override_returns_a_new_object():
+    base = EngineParams()
+    changed = apply_override(base, "playout.max_moves=200")
+    assert changed.playout.max_moves == 200
+    assert base.playout.max_moves == 0
+
+
+@pytest.mark.parametrize("yaml_text, message", [
+    ("search:\n  n_thread: 2\n", "search.n_thread: unknown key"),
+    ("searhc:\n  n_threads: 2\n", "searhc: unknown key"),
+    ("search: 3\n", "search: expected a mapping"),
+    ("search:\n  n_threads: two\n", "search.n_threads: expected an integer"),
+    ("search:\n  n_threads: 2.5\n", "search.n_threads: expected an integer"),
+    ("search:\n  n_threads: true\n", "search.n_threads: expected an integer"),
+    ("search:\n  n_threads: 0\n", "search.n_threads: must be >= 1"),
+    ("search:\n  playouts: -1\n", "search.playouts: must be >= 0"),
+    ("search:\n  reuse_tree: 1\n", "search.reuse_tree: expected true or false"),
+    ("search:\n  resign_threshold: 1.5\n", "search.resign_threshold: must be <= 1"),
+    ("playout:\n  capture_rate: 101\n", "playout.capture_rate: must be <= 100"),
+    ("playout:\n  self_atari_rate: -5\n", "playout.self_atari_rate: must be >= 0"),
+    ("prior:\n  temperature: 0\n", "prior.temperature: must be > 0"),
+    ("prior:\n  temperature: .nan\n", "prior.temperature: expected a finite number"),
+    ("prior:\n  additive_shape: cube\n", "prior.additive_shape: must be one of inv_sqrt, inv"),
+    ("prior:\n  name: 3\n", "prior.name: expected a string"),
+    ("prior:\n  name: ''\n", "prior.name: must not be empty"),
+    ("name: \"two\\nlines\"\n", "name: must be a single line"),
+    ("time:\n  moves_left_min: 0\n", "time.moves_left_min: must be >= 1"),
+    ("search:\n  n_threads: [1, 2]\n", "search.n_threads: expected an integer"),
+    ("search: [1, 2]\n", "search: expected a mapping"),
+    ("playout:\n  max_moves: 5000\n", "playout.max_moves: must be <= 1000"),
+])
+def test_bad_files_name_the_key(tmp_path, yaml_text, message):
+    with pytest.raises(ConfigError, match="^" + message.replace(".", r"\.").replace("[", r"\[")):
+        load_config(write(tmp_path, yaml_text), [])
+
+
+@pytest.mark.parametrize("override, message", [
+    ("search.n_thread=2", "search.n_thread: unknown key"),
+    ("search.n_threads=0", "search.n_threads: must be >= 1"),
+    ("search.n_threads=two", "search.n_threads: expected an integer"),
+    ("search.n_threads=", "search.n_threads: expected an integer"),
+    ("search.reuse_tree=yes please", "search.reuse_tree: expected true or false"),
+    ("bogus.key=1", "bogus: unknown key"),
+    ("nonsense=1", "nonsense: unknown key"),
+    ("search=1", "search: is a section"),
+    ("search.n_threads", "search.n_threads: expected key=value"),
+    ("=3", "=3: expected key=value"),
+    ("search.n_threads=[1", "search.n_threads: cannot parse value"),
+    ("search.n_threads={a: 1}", "search.n_threads: expected a single value"),
+    ("playout.pattern_rate=200", "playout.pattern_rate: must be <= 100"),
+])
+def test_bad_overrides_name_the_key(override, message):
+    with pytest.raises(ConfigError, match="^" + message.replace(".", r"\.").replace("[", r"\[")):
+        load_config(None, [override])
+
+
+def test_missing_and_malformed_files(tmp_path):
+    with pytest.raises(ConfigError, match="cannot read config file"):
+        load_config(str(tmp_path / "missing.yaml"), [])
+    with pytest.raises(ConfigError, match="engine.yaml: invalid YAML at line 2: mapping values"):
+        load_config(write(tmp_path, "search:\n  n_threads: 2: 3\n"), [])
+    with pytest.raises(ConfigError, match="engine.yaml: expected a mapping of sections and keys"):
+        load_config(write(tmp_path, "- 1\n- 2\n"), [])
+
+
+def test_yaml_tags_are_not_executed(tmp_path):
+    with pytest.raises(ConfigError, match="invalid YAML"):
+        load_config(write(tmp_path, "name: !!python/object/apply:os.system ['true']\n"), [])
+
+
+def run_cli(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "gtp.cli", *args], cwd=cwd, input=b"", capture_output=True,
+                          timeout=60, env=dict(os.environ, PYTHONPATH=str(ROOT)))
+
+
+@pytest.mark.parametrize("args, message", [
+    (["gtp", "--set", "search.n_thread=2"], "tesuji: search.n_thread: unknown key"),
+    (["gtp", "--config", "/nonexistent/tesuji.yaml"], "tesuji: /nonexistent/tesuji.yaml: cannot read config file"),
+    (["gtp", "--set", "playout.capture_rate=300"], "tesuji: playout.capture_rate: must be <= 100"),
+])
+def test_cli_bad_config_is_one_line_and_exit_2(args, message):
+    result = run_cli(*args)
+    assert result.returncode == 2
+    assert result.stdout == b""
+    err = result.stderr.decode()
+    assert err.startswith(message), err
+    assert err.count("\n") == 1 and "Traceback" not in err
+
+
+def test_cli_version():
+    result = run_cli("--version")
+    assert result.returncode == 0
+    assert result.stdout.decode().startswith("tesuji ")
+
+
+def test_python_m_gtp_is_the_same_command():
+    result = subprocess.run([sys.executable, "-m", "gtp", "gtp", "--set", "search.playouts=10"], cwd=ROOT,
+                            input=b"1 name\n2 quit\n", capture_output=True, timeout=60,
+                            env=dict(os.environ, PYTHONPATH=str(ROOT)))
+    assert result.returncode == 0
+    assert result.stdout == b"=1 Tesuji\n\n=2 \n\n"
+
+
+def test_installed_console_script():
+    tesuji = shutil.which("tesuji")
+    if tesuji is None:
+        pytest.skip("the `tesuji` console script is not installed (`make build` installs it)")
+    assert subprocess.run([tesuji, "--version"], capture_output=True, timeout=60).stdout.startswith(b"tesuji ")
+    result = subprocess.run([tesuji, "gtp", "--set", "search.playouts=10"], input=b"name\nquit\n",
+                            capture_output=True, timeout=60, cwd=ROOT)
+    assert result.stdout == b"= Tesuji\n\n= \n\n"
