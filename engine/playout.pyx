@@ -19,7 +19,7 @@ import time
 
 import numpy as np
 
-from libc.stdint cimport uint8_t, uint16_t, uint64_t
+from libc.stdint cimport uint16_t, uint64_t
 
 from engine cimport board
 from engine.board cimport BoardState, Board, point_t, color_t, EMPTY, BLACK, WHITE, EDGE, PASS
@@ -49,8 +49,8 @@ _PATTERNS = (
     ("cut2", ("?X?", "O.O", "xxx"), (), "XO"),
     ("edge chase", ("X.?", "O.?", "###"), (), "XO"),
     ("edge block connection", ("?X?", "o.O", "###"), (), "XO"),
-    ("edge block X", ("?XO", "?.?", "###"), (), "X"),
-    ("edge block O", ("?XO", "?.o", "###"), (), "O"),
+    ("edge sagari", ("?XO", "?.?", "###"), (), "X"),
+    ("edge sagari, O to play", ("?XO", "?.o", "###"), (), "O"),
     ("edge cut", ("?XO", "O.X", "###"), (), "O"),
 )
 
@@ -182,7 +182,7 @@ cdef inline bint may_be_bad_self_atari(const BoardState* b, point_t p, color_t c
                     return False     # its other liberty and e
         elif b.color[q] == 3 - c and e != 0 and b.groups[b.group[q]].n_libs == 1:
             return False             # a capture frees q, a liberty besides e
-    return True                   # a lone stone in atari is allowed
+    return has_own                   # a lone stone in atari is allowed
 
 
 cdef inline bint is_permitted(BoardState* b, point_t p, color_t c, const PlayoutParams* pp,
