@@ -104,7 +104,9 @@ class Player:
         self.search.run(playouts=playouts, seconds=seconds)
         if not cleanup and self._should_resign():
             return RESIGN
-        return self._pick(board, color, dead if cleanup else [])
+        # Passing first only makes sense in a won position: a losing engine plays on (or resigns).
+        may_pass = opponent_passed or self.search.winrate() >= 0.5
+        return self._pick(board, color, dead if cleanup else [], may_pass)
 
     def _limits(self, color: int, board: Board) -> tuple[int, float]:
         """(playouts, seconds) for this move; 0 means no limit on that one, never both 0."""
@@ -122,20 +124,25 @@ class Player:
         return np.array(self.search.ownership(), dtype=np.float32)
 
     def _should_resign(self) -> bool:
+        """Hopeless: the win rate is under the threshold and the best move is well explored
+        (resign_min_visits, or half the search when it was smaller)."""
         sp = self.params.search
         if sp.resign_threshold <= 0 or self.search.winrate() >= sp.resign_threshold:
             return False
         children = self.search.root_children()
         best = self.search.best_move()
         visits = next((c["visits"] for c in children if c["move"] == best), 0)
-        return visits >= sp.resign_min_visits
+        return visits >= min(sp.resign_min_visits, self.search.root_visits() // 2)
 
-    def _pick(self, board: Board, color: int, dead: list[list[int]]) -> int:
+    def _pick(self, board: Board, color: int, dead: list[list[int]], may_pass: bool = True) -> int:
         """The search's choice if the game allows it, else the next most visited allowed move.
-        With dead opponent groups given (cleanup), their liberties come first and no pass."""
+        With dead opponent groups given (cleanup), their liberties come first and no pass.
+        Without `may_pass`, pass comes last."""
         history = set(self.game.history_hashes())
         children = self.search.root_children()
         order = [self.search.best_move()] + [c["move"] for c in children]
+        if not may_pass:
+            order = [m for m in order if m != PASS]
         if dead:
             visits = {c["move"]: c["visits"] for c in children}
             order = self._cleanup_moves(board, color, dead, visits) + [m for m in order if m != PASS]
