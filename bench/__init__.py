@@ -2,8 +2,14 @@
 
 Engines are driven only through GTP subprocesses, ours included. Results go under `bench/results/`.
 
-- `gtpclient`  a GTP subprocess with timeouts and restarts
-- `speed`      playouts per second of the search and of raw playouts
-- `rules`      replays the expert archives and compares every position with sgfmill
-- `match`      config-driven matches between GTP engines, on a process pool or a Dask cluster
+- `gtpclient`    a GTP subprocess with timeouts and restarts
+- `stats`        Wilson intervals and Elo differences
+- `matchconfig`  match configuration: engines, variants, board, games; validated
+- `position`     the harness's own board, the judge of legality
+- `game`         one game between two engines, scored and cross-checked with a referee
+- `sgfout`       one SGF per game
+- `report`       summary table, gogui-twogtp `.dat` file, win-rate plot
+- `match`        config-driven matches between GTP engines, on a process pool or a Dask cluster
+- `speed`        playouts per second of the search and of raw playouts
+- `rules`        replays the expert archives and compares every position with sgfmill
 """

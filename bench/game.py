@@ -1,0 +1,325 @@
+"""One game between two GTP engines, watched by an optional referee: the unit of work of a match.
+
+`play_game(task)` starts fresh engine processes, plays the game and returns its record as a plain
+dict (JSON-ready); it runs in a worker process or on a Dask worker, so it takes and returns only
+picklable values. Starting every game with fresh processes is what restarts an engine after a fault.
+
+How a game ends, and what it is recorded as (`end`):
+- "passes"      two passes in a row: scored by area (Chinese: komi, and a point per handicap stone
+                to White) on the harness's own board after removing the stones the referee calls
+                dead; the referee's `final_score` is recorded beside it and
+                any difference is flagged (`disagreement`), never resolved silently;
+- "move_limit"  the move limit was reached: scored the same way;
+- "resign"      the side that resigned loses (B+R / W+R);
+- "illegal"     a move the harness or the referee rejects (occupied, suicide, ko, superko, not a
+                vertex): the mover loses by forfeit (B+F / W+F) and the reason is recorded;
+- "fault"       an engine crashed, hung past its timeout, answered a command with an error or
+                rejected a move the harness and the referee accept: recorded with the engine's role;
+                the game has no result ("Void") unless `fault_result` is "loss".
+"""
+from __future__ import annotations
+
+import socket
+import time
+from dataclasses import dataclass
+
+from bench.gtpclient import EngineFault, GtpEngine, GtpError
+from bench.matchconfig import EngineSpec
+from bench.position import Position, format_vertex, parse_vertex
+
+ROLES = ("player", "opponent", "referee")
+
+
+@dataclass(frozen=True)
+class GameTask:
+    run: str                      # run name
+    variant: str
+    index: int                    # game number within the variant, from 0
+    seed: int                     # filled in for {seed} in commands
+    board_size: int
+    komi: float
+    handicap: int
+    move_limit: int
+    swapped: bool                 # the player takes White
+    player: EngineSpec
+    opponent: EngineSpec
+    referee: EngineSpec | None
+    fault_result: str = "void"
+
+
+class Fault(Exception):
+    """An engine failed during the game: which one (`role`), how (`kind`) and the message."""
+
+    def __init__(self, role: str, kind: str, message: str):
+        super().__init__(message)
+        self.role = role
+        self.kind = kind
+
+
+def other(colour: str) -> str:
+    return "w" if colour == "b" else "b"
+
+
+def format_result(score: float) -> str:
+    """An area score (black minus white, komi included) as an SGF/GTP result."""
+    if score == 0:
+        return "0"
+    return f"{'B' if score > 0 else 'W'}+{abs(score):g}"
+
+
+def parse_result(result: str | None) -> tuple[str | None, float | None] | None:
+    """("b"|"w"|None for a draw, margin or None for R/F/T); None when unknown or unreadable."""
+    if not result:
+        return None
+    text = result.strip().upper()
+    if text in ("0", "DRAW", "JIGO"):
+        return None, 0.0
+    if len(text) < 3 or text[0] not in "BW" or text[1] != "+":
+        return None
+    try:
+        margin = float(text[2:])
+    except ValueError:
+        margin = None
+    return text[0].lower(), margin
+
+
+def same_result(a: str | None, b: str | None) -> bool:
+    pa, pb = parse_result(a), parse_result(b)
+    if pa is None or pb is None:
+        return False
+    if pa[0] != pb[0]:
+        return False
+    if pa[1] is None or pb[1] is None:
+        return pa[1] is pb[1]
+    return abs(pa[1] - pb[1]) < 1e-6
+
+
+class GameRunner:
+    def __init__(self, task: GameTask):
+        self.task = task
+        self.engines: dict[str, GtpEngine] = {}
+        self.colour_of = {"player": "w" if task.swapped else "b",
+                          "opponent": "b" if task.swapped else "w"}
+        self.role_of = {c: r for r, c in self.colour_of.items()}
+        self.position = Position(task.board_size)
+        self.moves: list[str] = []
+        self.times: list[float] = []
+        self.handicap_stones: list[str] = []
+        self.notes: list[str] = []
+        self.cpu_start: dict[str, float | None] = {}
+
+    # -- the game ------------------------------------------------------------------------------
+
+    def run(self) -> dict:
+        start = time.time()
+        record = self._base_record()
+        try:
+            for role in ROLES:
+                spec = self._spec(role)
+                if spec is not None:
+                    self._start(role, spec)
+            for role in self.engines:
+                self._prepare(role)
+            self._place_handicap()
+            self.cpu_start = {r: self._cpu(r) for r in ("player", "opponent")}
+            record.update(self._play())
+        except Fault as f:
+            record.update(self._fault_outcome(f))
+        finally:
+            record.update(self._timing())
+            for engine in self.engines.values():
+                engine.close()
+        record["moves"] = self.moves
+        record["times"] = [round(t, 3) for t in self.times]
+        record["handicap_stones"] = self.handicap_stones
+        record["notes"] = self.notes
+        record["seconds"] = round(time.time() - start, 3)
+        return record
+
+    def _play(self) -> dict:
+        colour = "w" if self.task.handicap else "b"
+        passes = 0
+        while len(self.moves) < self.task.move_limit:
+            role = self.role_of[colour]
+            t0 = time.monotonic()
+            try:
+                reply = self._call(role, f"genmove {colour}")
+            except GtpError as e:
+                raise Fault(role, "error", f"genmove {colour} failed: {e}") from None
+            self.times.append(time.monotonic() - t0)
+            vertex = reply.split()[0].lower() if reply.split() else ""
+            if vertex == "resign":
+                self.times.pop()      # times stay aligned with moves; a resignation is not a move
+                return self._win(other(colour), "resign", "R")
+            illegal = self._apply(colour, vertex, reply)
+            if illegal:
+                return {**self._win(other(colour), "illegal", "F"), "reason": illegal}
+            passes = passes + 1 if vertex == "pass" else 0
+            colour = other(colour)
+            if passes == 2:
+                return self._score("passes")
+        return self._score("move_limit")
+
+    def _apply(self, colour: str, vertex: str, reply: str) -> str | None:
+        """Play the move everywhere; the reason it is illegal, or None."""
+        role = self.role_of[colour]
+        try:
+            move = parse_vertex(vertex, self.task.board_size)
+        except ValueError as e:
+            self.moves.append(reply[:20])
+            return f"{role} ({colour.upper()}) answered genmove with {reply[:40]!r}: not a vertex ({e})"
+        self.moves.append(format_vertex(move))
+        reason = self.position.illegal_reason(move, colour)
+        if reason:
+            return f"{role} ({colour.upper()}) played {self.moves[-1]}: {reason}"
+        if "referee" in self.engines:
+            try:
+                self._call("referee", f"play {colour} {self.moves[-1]}")
+            except GtpError as e:
+                return f"{role} ({colour.upper()}) played {self.moves[-1]}: referee rejected it ({e})"
+        self.position.play(move, colour)
+        receiver = self.role_of[other(colour)]
+        try:
+            self._call(receiver, f"play {colour} {self.moves[-1]}")
+        except GtpError as e:
+            raise Fault(receiver, "rejected", f"rejected the legal move {colour.upper()} {self.moves[-1]}: {e}")
+        return None
+
+    def _score(self, end: str) -> dict:
+        dead: list = []
+        referee_result = None
+        if "referee" in self.engines:
+            try:
+                dead = [parse_vertex(v, self.task.board_size)
+                        for v in self._call("referee", "final_status_list dead").split()]
+                referee_result = self._call("referee", "final_score").split()[0]
+            except (GtpError, Fault, ValueError, IndexError) as e:
+                self.notes.append(f"referee could not score: {e}")
+        # Chinese rules: White is also compensated one point per handicap stone (as GnuGo counts).
+        score = self.position.area_score(dead) - self.task.komi - self.task.handicap
+        result = format_result(score)
+        winner = None if score == 0 else ("b" if score > 0 else "w")
+        return {"end": end, "result": result, "winner": winner, "score": score,
+                "result_referee": referee_result,
+                "disagreement": referee_result is not None and not same_result(referee_result, result),
+                "dead_stones": sorted(format_vertex(p) for p in dead),
+                "engine_results": self._engine_results()}
+
+    def _engine_results(self) -> dict:
+        """Each engine's own `final_score`, as gogui-twogtp records it ("?" if it has none)."""
+        results = {}
+        for role in ("player", "opponent"):
+            results[role] = "?"
+            try:
+                if self._supports(role, "final_score"):
+                    results[role] = self._call(role, "final_score").split()[0]
+            except (GtpError, Fault, IndexError) as e:
+                self.notes.append(f"{role} final_score failed: {e}")
+        return results
+
+    def _win(self, winner: str, end: str, how: str) -> dict:
+        return {"end": end, "winner": winner, "result": f"{winner.upper()}+{how}"}
+
+    def _fault_outcome(self, fault: Fault) -> dict:
+        outcome = {"end": "fault", "winner": None, "result": "Void",
+                   "fault": {"role": fault.role, "kind": fault.kind, "message": str(fault)}}
+        if self.task.fault_result == "loss" and fault.role in self.colour_of:
+            outcome.update(self._win(other(self.colour_of[fault.role]), "fault", "F"))
+        return outcome
+
+    # -- engines -------------------------------------------------------------------------------
+
+    def _spec(self, role: str) -> EngineSpec | None:
+        return getattr(self.task, role)
+
+    def _start(self, role: str, spec: EngineSpec) -> None:
+        command = spec.command_for(self.task.seed, self.task.index)
+        engine = GtpEngine(command, timeout=spec.timeout, label=role)
+        self.engines[role] = engine
+        try:
+            engine.start()
+        except EngineFault as e:
+            raise Fault(role, e.kind, str(e)) from None
+
+    def _prepare(self, role: str) -> None:
+        spec = self._spec(role)
+        commands = [f"boardsize {self.task.board_size}", "clear_board", f"komi {self.task.komi:g}"]
+        commands += spec.setup_for(self.task.seed, self.task.index)
+        for command in commands:
+            try:
+                self._call(role, command)
+            except GtpError as e:
+                raise Fault(role, "error", f"{command!r} failed: {e}") from None
+
+    def _place_handicap(self) -> None:
+        if not self.task.handicap:
+            return
+        placements = {}
+        for role in self.engines:
+            command = f"fixed_handicap {self.task.handicap}"
+            try:
+                reply = self._call(role, command)
+                placements[role] = sorted(parse_vertex(v, self.task.board_size) for v in reply.split())
+            except (GtpError, ValueError) as e:
+                raise Fault(role, "error", f"{command!r} failed: {e}") from None
+        reference = placements["player"]
+        for role, stones in placements.items():
+            if stones != reference:
+                raise Fault(role, "error", f"fixed_handicap placed {stones}, the player {reference}")
+        self.position.place_handicap(reference)
+        self.handicap_stones = [format_vertex(p) for p in reference]
+
+    def _supports(self, role: str, command: str) -> bool:
+        try:
+            return self.engines[role].supports(command)
+        except EngineFault as e:
+            raise Fault(role, e.kind, str(e)) from None
+
+    def _cpu(self, role: str) -> float | None:
+        """CPU seconds the engine has used (None if unknown or it is gone); never a fault."""
+        engine = self.engines.get(role)
+        if engine is None or engine.proc is None:
+            return None
+        try:
+            return engine.cpu_time()
+        except EngineFault:
+            return None
+
+    def _call(self, role: str, command: str) -> str:
+        try:
+            return self.engines[role].send(command)
+        except EngineFault as e:
+            raise Fault(role, e.kind, str(e)) from None
+
+    # -- the record ----------------------------------------------------------------------------
+
+    def _base_record(self) -> dict:
+        t = self.task
+        return {"run": t.run, "variant": t.variant, "game": t.index, "seed": t.seed,
+                "player_colour": self.colour_of["player"], "alternated": t.swapped,
+                "board_size": t.board_size, "komi": t.komi, "handicap": t.handicap,
+                "player_command": t.player.command_for(t.seed, t.index),
+                "opponent_command": t.opponent.command_for(t.seed, t.index),
+                "referee_command": t.referee.command_for(t.seed, t.index) if t.referee else None,
+                "host": socket.gethostname(), "date": time.strftime("%Y-%m-%d %H:%M:%S"),
+                "end": None, "result": None, "winner": None, "reason": None, "fault": None,
+                "score": None, "result_referee": None, "disagreement": False, "dead_stones": [],
+                "engine_results": {"player": "?", "opponent": "?"}}
+
+    def _timing(self) -> dict:
+        timing = {}
+        first = "w" if self.task.handicap else "b"
+        for role in ("player", "opponent"):
+            offset = 0 if self.colour_of[role] == first else 1
+            own = self.times[offset::2]
+            timing[f"{role}_moves"] = len(own)
+            timing[f"{role}_seconds"] = round(sum(own), 3)
+            start = self.cpu_start.get(role)
+            end = self._cpu(role) if start is not None else None
+            timing[f"{role}_cpu"] = None if end is None else round(max(0.0, end - start), 3)
+        return timing
+
+
+def play_game(task: GameTask) -> dict:
+    """Play one game and return its record (see the module docstring for the outcomes)."""
+    return GameRunner(task).run()

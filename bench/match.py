@@ -1,0 +1,366 @@
+"""Config-driven matches between two GTP engines: `python -m bench.match CONFIG.yaml`.
+
+    python -m bench.match configs/match-quick.yaml [--jobs N] [--scheduler ADDRESS] [--out DIR]
+
+Every variant of the player plays `games` games against the opponent (see bench.matchconfig).
+Games run in parallel through a concurrent.futures executor: a local process pool of --jobs
+workers, or a Dask distributed cluster with --scheduler ADDRESS (its workers need this package and
+the engines' commands). The run folder (default bench/runs/<name>-<date>) gets:
+
+    run.json              config, command, commit, host, engines' names and versions, dates
+    games.jsonl           one record per game, appended as games finish (see bench.game)
+    <variant>-<n>.sgf     every game, with the true result and the time of each move
+    <variant>.dat         gogui-twogtp results table, from the player's (-black) point of view
+    summary.txt/.json     the table printed at the end; winrate.png, the plot
+
+Running the same config with the same folder again (the same --out, or the same day for the
+default folder) resumes: games already in games.jsonl are not replayed, and a config with more
+games plays only the new ones. A folder whose games were played with another board, komi, seed or
+engine command is refused.
+"""
+from __future__ import annotations
+
+import argparse
+import concurrent.futures as cf
+import json
+import multiprocessing
+import os
+import platform
+import socket
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from tqdm import tqdm
+
+from bench import report
+from bench.game import GameTask, play_game
+from bench.gtpclient import EngineFault, GtpEngine, GtpError
+from bench.matchconfig import ConfigError, EngineSpec, MatchConfig, load_config
+from bench.sgfout import game_sgf
+
+# Keys whose change makes earlier games of a run folder incomparable with new ones.
+RESUME_KEYS = ("board_size", "komi", "handicap", "alternate", "move_limit", "seed", "fault_result")
+
+
+class RunError(Exception):
+    """The run cannot start: an engine does not answer, or the folder holds another match."""
+
+
+@dataclass
+class EngineInfo:
+    name: str
+    version: str
+    label: str
+    command: str
+
+
+def default_run_dir(cfg: MatchConfig) -> Path:
+    return Path("bench") / "runs" / f"{cfg.name}-{time.strftime('%Y%m%d')}"
+
+
+# -- engines, checked before the first game ------------------------------------------------------
+
+def probe(spec: EngineSpec, what: str, cfg: MatchConfig) -> EngineInfo:
+    """Start the engine once: name, version, and that it takes the board size and setup commands."""
+    engine = GtpEngine(spec.command_for(cfg.seed, 0), timeout=spec.timeout, label=what)
+    try:
+        engine.start()
+        name = _ask(engine, "name") or os.path.basename(engine.argv[0])
+        version = _ask(engine, "version")
+        for command in [f"boardsize {cfg.board_size}", "clear_board"] + spec.setup_for(cfg.seed, 0):
+            try:
+                engine.send(command)
+            except GtpError as e:
+                raise RunError(f"{what}: {command!r} failed: {e} (command: {spec.command})") from None
+    except EngineFault as e:
+        raise RunError(f"{what}: {e} (command: {spec.command})") from None
+    finally:
+        engine.close()
+    return EngineInfo(name=name, version=version, label=spec.label or name, command=spec.command)
+
+
+def _ask(engine: GtpEngine, command: str) -> str:
+    try:
+        return " ".join(engine.send(command).split())
+    except GtpError:
+        return ""
+
+
+# -- the run folder -------------------------------------------------------------------------------
+
+def settings(cfg: MatchConfig) -> dict:
+    """What identifies the games of a run, for the resume check."""
+    return {
+        **{key: getattr(cfg, key) for key in RESUME_KEYS},
+        "opponent": [cfg.opponent.command, list(cfg.opponent.setup)],
+        "referee": [cfg.referee.command, list(cfg.referee.setup)] if cfg.referee else None,
+        "variants": {v.name: [v.player.command, list(v.player.setup)] for v in cfg.variants},
+    }
+
+
+def check_resume(old: dict, new: dict, run_dir: Path) -> None:
+    for key, value in new.items():
+        if key == "variants":
+            for name, player in value.items():
+                if name in old.get("variants", {}) and old["variants"][name] != player:
+                    raise RunError(f"{run_dir} holds games of variant {name!r} played with another "
+                                   f"command or setup ({old['variants'][name]}); use another --out")
+        elif old.get(key) != value:
+            raise RunError(f"{run_dir} holds games played with {key} = {old.get(key)!r}, "
+                           f"the config says {value!r}; use another --out")
+
+
+def read_records(path: Path) -> dict[tuple[str, int], dict]:
+    """Games already played, keyed by (variant, game).
+
+    A line cut short by a kill (or otherwise unreadable) is dropped from the file, so that the
+    game is played again and the next record starts on a line of its own."""
+    records: dict[tuple[str, int], dict] = {}
+    if not path.exists():
+        return records
+    good, bad = [], 0
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+            records[(record["variant"], int(record["game"]))] = record
+            good.append(line)
+        except (ValueError, KeyError, TypeError):
+            bad += 1
+    if bad or not path.read_bytes().endswith(b"\n"):
+        print(f"warning: {path}: {bad} unreadable line(s) dropped; those games will be played again",
+              file=sys.stderr)
+        path.write_text("".join(line + "\n" for line in good), encoding="utf-8")
+    return records
+
+
+def git_commit() -> str:
+    """The commit of this code, with `+changes` when the work tree differs (read-only git calls)."""
+    env = {**os.environ, "GIT_OPTIONAL_LOCKS": "0"}
+    where = Path(__file__).resolve().parent
+    try:
+        head = subprocess.run(["git", "rev-parse", "--short=12", "HEAD"], capture_output=True, text=True,
+                              timeout=10, cwd=where, env=env).stdout.strip()
+        changed = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"],
+                                 capture_output=True, text=True, timeout=30, cwd=where, env=env).stdout.strip()
+        return (head + ("+changes" if changed else "")) or "unknown"
+    except (OSError, subprocess.SubprocessError):
+        return "unknown"
+
+
+class Run:
+    """One match run: its folder, its records and its reports."""
+
+    def __init__(self, cfg: MatchConfig, run_dir: Path):
+        self.cfg = cfg
+        self.dir = run_dir
+        self.records_path = run_dir / "games.jsonl"
+        self.records: dict[tuple[str, int], dict] = {}
+        self.info: dict[str, EngineInfo] = {}
+
+    def prepare(self, argv: list[str]) -> None:
+        self.dir.mkdir(parents=True, exist_ok=True)
+        meta_path = self.dir / "run.json"
+        meta = json.loads(meta_path.read_text()) if meta_path.exists() else {}
+        if meta:
+            check_resume(meta.get("settings", {}), settings(self.cfg), self.dir)
+        self.records = read_records(self.records_path)
+        self._probe_engines()
+        now = time.strftime("%Y-%m-%d %H:%M:%S")
+        meta.setdefault("started", now)
+        meta.setdefault("invocations", []).append(
+            {"date": now, "command": " ".join(argv), "config": self.cfg.source,
+             "commit": git_commit(), "games_already_played": len(self.records)})
+        meta.update({
+            "name": self.cfg.name, "config": self.cfg.raw, "settings": settings(self.cfg),
+            "host": socket.gethostname(), "machine": f"{platform.platform()}, {os.cpu_count()} CPUs",
+            "python": sys.version.split()[0],
+            "engines": {k: vars(v) for k, v in self.info.items()}})
+        meta_path.write_text(json.dumps(meta, indent=2, default=str) + "\n")
+
+    def _probe_engines(self) -> None:
+        for v in self.cfg.variants:
+            self.info[f"player:{v.name}"] = probe(v.player, f"player ({v.name})", self.cfg)
+        self.info["opponent"] = probe(self.cfg.opponent, "opponent", self.cfg)
+        if self.cfg.referee:
+            self.info["referee"] = probe(self.cfg.referee, "referee", self.cfg)
+
+    def pending(self) -> list[GameTask]:
+        cfg = self.cfg
+        return [GameTask(run=cfg.name, variant=v.name, index=i, seed=cfg.seed + i,
+                         board_size=cfg.board_size, komi=cfg.komi, handicap=cfg.handicap,
+                         move_limit=cfg.move_limit, swapped=cfg.swapped(i), player=v.player,
+                         opponent=cfg.opponent, referee=cfg.referee, fault_result=cfg.fault_result)
+                for v in cfg.variants for i in range(cfg.games) if (v.name, i) not in self.records]
+
+    def add(self, record: dict) -> None:
+        """Keep a finished game: its SGF, then its line in games.jsonl (what resume trusts)."""
+        player = self.info[f"player:{record['variant']}"].label
+        opponent = self.info["opponent"].label
+        black, white = (opponent, player) if record["alternated"] else (player, opponent)
+        sgf_path = self.dir / f"{record['variant']}-{record['game']}.sgf"
+        sgf_path.write_bytes(game_sgf(record, black, white))
+        with open(self.records_path, "a", encoding="utf-8") as f:
+            f.write(json.dumps(record) + "\n")
+            f.flush()
+            os.fsync(f.fileno())
+        self.records[(record["variant"], record["game"])] = record
+
+    def variant_records(self, name: str) -> list[dict]:
+        return [r for (v, i), r in sorted(self.records.items()) if v == name and i < self.cfg.games]
+
+    def summaries(self) -> list[report.VariantSummary]:
+        return [report.summarize(v.name, self.variant_records(v.name), v.playouts)
+                for v in self.cfg.variants]
+
+    def title(self) -> str:
+        cfg = self.cfg
+        first = self.info[f"player:{cfg.variants[0].name}"]
+        player = first.label if len(cfg.variants) == 1 else (cfg.player.label or first.name)
+        handicap = f", handicap {cfg.handicap}" if cfg.handicap else ""
+        return (f"{player} vs {self.info['opponent'].label}: {cfg.board_size}x"
+                f"{cfg.board_size}, komi {cfg.komi:g}{handicap}, {cfg.games} games per variant")
+
+    def score_line(self) -> str:
+        parts = []
+        for s in self.summaries():
+            text = f"{s.wins}-{s.losses}" + (f"-{s.draws}" if s.draws else "")
+            parts.append(f"{s.variant} {text}" + (f" ({s.faults}F)" if s.faults else ""))
+        return " | ".join(parts)
+
+    def write_reports(self, with_plot: bool = True) -> str:
+        summaries = self.summaries()
+        table = report.format_table(summaries, self.title())
+        (self.dir / "summary.txt").write_text(table + "\n", encoding="utf-8")
+        (self.dir / "summary.json").write_text(json.dumps(
+            {"title": self.title(), "variants": [report.summary_dict(s) for s in summaries]},
+            indent=2) + "\n")
+        for v in self.cfg.variants:
+            report.write_dat(self.dir / f"{v.name}.dat", self.variant_records(v.name),
+                             self._dat_header(v.name))
+        if with_plot:
+            report.plot(self.dir / "winrate.png", summaries, self.title())
+        return table
+
+    def _dat_header(self, variant: str) -> dict:
+        black, white = self.info[f"player:{variant}"], self.info["opponent"]
+        referee = self.info.get("referee")
+        return {"Black": black.name, "BlackCommand": black.command, "BlackLabel": black.label,
+                "BlackVersion": black.version, "White": white.name, "WhiteCommand": white.command,
+                "WhiteLabel": white.label, "WhiteVersion": white.version,
+                "Komi": f"{self.cfg.komi:g}", "Size": self.cfg.board_size,
+                "Referee": referee.name if referee else "-"}
+
+
+# -- playing --------------------------------------------------------------------------------------
+
+def make_executor(jobs: int, scheduler: str | None) -> tuple[cf.Executor, object]:
+    """A process pool, or the executor of a Dask client (returned too, to be closed)."""
+    if scheduler:
+        from distributed import Client
+        try:
+            client = Client(scheduler, timeout=30)
+        except (OSError, TimeoutError, ValueError) as e:
+            raise RunError(f"cannot connect to the Dask scheduler {scheduler}: {e}") from None
+        return client.get_executor(pure=False), client
+    return cf.ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context("spawn")), None
+
+
+def play(run: Run, executor: cf.Executor, progress: bool = True) -> int:
+    """Play the pending games of a run on the executor; returns the number of games that failed
+    in the harness itself (they are not recorded, so a resume plays them again)."""
+    tasks = run.pending()
+    failed = 0
+    total = run.cfg.games * len(run.cfg.variants)
+    bar = tqdm(total=total, initial=total - len(tasks), desc=run.cfg.name, unit="game",
+               disable=not progress, dynamic_ncols=True)
+    futures = {executor.submit(play_game, task): task for task in tasks}
+    try:
+        bar.set_postfix_str(run.score_line())
+        for future in cf.as_completed(futures):
+            task = futures[future]
+            try:
+                record = future.result()
+            except Exception as e:          # a harness error: report it, keep the other games going
+                failed += 1
+                tqdm.write(f"error: game {task.variant}-{task.index} failed in the harness: "
+                           f"{type(e).__name__}: {e}", file=sys.stderr)
+                continue
+            run.add(record)
+            bar.update(1)
+            bar.set_postfix_str(run.score_line())
+            run.write_reports(with_plot=False)
+    except BaseException:
+        for future in futures:
+            future.cancel()
+        raise
+    finally:
+        bar.close()
+    return failed
+
+
+def run_match(cfg: MatchConfig, run_dir: Path, executor: cf.Executor | None = None, jobs: int | None = None,
+              scheduler: str | None = None, progress: bool = True, argv: list[str] | None = None,
+              ) -> tuple[Run, int]:
+    """Prepare the run folder, play what is missing and write the reports."""
+    run = Run(cfg, run_dir)
+    run.prepare(argv if argv is not None else sys.argv)
+    client = None
+    own = executor is None
+    if own:
+        executor, client = make_executor(jobs or cfg.jobs, scheduler)
+    try:
+        failed = play(run, executor, progress)
+    finally:
+        if isinstance(executor, cf.ProcessPoolExecutor) and own:
+            executor.shutdown(wait=False, cancel_futures=True)
+        elif own:
+            executor.shutdown(wait=False)
+        if client is not None:
+            client.close()
+        run.write_reports()
+    return run, failed
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bench.match", description=__doc__.splitlines()[0])
+    parser.add_argument("config", help="match configuration (YAML)")
+    parser.add_argument("--jobs", type=int, default=None, help="games played at once (default: the config's jobs)")
+    parser.add_argument("--scheduler", metavar="ADDRESS", help="run the games on this Dask scheduler")
+    parser.add_argument("--out", metavar="DIR", help="run folder (default bench/runs/<name>-<date>)")
+    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+    args = parser.parse_args(argv)
+    if args.jobs is not None and args.jobs < 1:
+        parser.error("--jobs must be at least 1")
+    try:
+        cfg = load_config(args.config)
+    except ConfigError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    run_dir = Path(args.out) if args.out else default_run_dir(cfg)
+    command = ["python", "-m", "bench.match"] + (sys.argv[1:] if argv is None else list(argv))
+    try:
+        run, failed = run_match(cfg, run_dir, jobs=args.jobs, scheduler=args.scheduler,
+                                progress=not args.no_progress, argv=command)
+    except RunError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print(f"\ninterrupted: the games played are in {run_dir}; run the same command again to resume",
+              file=sys.stderr)
+        return 130
+    print(report.format_table(run.summaries(), run.title()))
+    print(f"\nrun folder: {run_dir}")
+    if failed:
+        print(f"error: {failed} games failed in the harness and were not recorded; run again to retry",
+              file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,291 @@
+"""The match configuration: a YAML file read with `yaml.safe_load`, validated into frozen dataclasses.
+
+Every problem is a `ConfigError` naming the key (`player.timeout: expected a positive number`).
+An example, with the defaults of the optional keys:
+
+```yaml
+name: quick                 # run name; default: the file name without .yaml
+board_size: 9               # required, 2..25
+komi: 7.5
+games: 4                    # required: games per variant
+alternate: true             # swap colours every other game (gogui-twogtp -alternate)
+handicap: 0                 # fixed handicap stones, 0 or 2..9
+max_moves: 0                # move limit; 0 means 3 * board_size**2
+seed: 1                     # game i gets seed + i, written wherever a command says {seed}
+jobs: 1                     # games played at once (--jobs overrides)
+fault_result: void          # a crash or hang: void (no result) or loss (the faulty engine loses)
+referee: /usr/games/gnugo --mode gtp --chinese-rules   # GnuGo's final_score cross-checks; null: none
+player:                     # the engine under test: the -black engine of the .dat files
+  command: python -m gtp.cli gtp --set search.playouts=1000 --set search.seed={seed}
+  label: Tesuji             # default: the engine's GTP name
+  setup: []                 # GTP commands sent after boardsize/clear_board/komi, e.g. time_settings 0 5 1
+  timeout: 60               # seconds any one command (genmove included) may take: more is a hang
+opponent: /usr/games/gnugo --mode gtp --level 10 --chinese-rules   # a bare command is allowed too
+variants:                   # optional sweep: each variant plays `games` games against the opponent
+  - name: p1k               # letters, digits and . _ + - (it prefixes the .dat and SGF files)
+    args: --set search.playouts=1000   # appended to the player's command (or to `command`)
+    playouts: 1000          # x of the sweep plot; default: read from search.playouts=N
+  - name: p3k
+    command: ...            # replaces the player's command; setup, timeout, label may be replaced too
+```
+
+In commands and setup lines `{seed}` and `{game}` are replaced by the game's seed and index, so that
+engines that are deterministic for a fixed seed (GnuGo, and ours at fixed playouts) play different games.
+"""
+from __future__ import annotations
+
+import math
+import os
+import re
+import shlex
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+NAME_RE = re.compile(r"^[A-Za-z0-9_.+-]+$")
+PLAYOUTS_RE = re.compile(r"search\.playouts[= ](\d+)")
+
+
+class ConfigError(ValueError):
+    """A match configuration that cannot be used; the message names the key."""
+
+
+@dataclass(frozen=True)
+class EngineSpec:
+    command: str                 # command line; {seed} and {game} are filled in per game
+    label: str = ""              # display name; empty means the engine's GTP name
+    setup: tuple[str, ...] = ()  # GTP commands sent at the start of every game
+    timeout: float = 60.0        # seconds allowed for any one command
+
+    def command_for(self, seed: int, game: int) -> str:
+        return _fill(self.command, seed, game)
+
+    def setup_for(self, seed: int, game: int) -> list[str]:
+        return [_fill(line, seed, game) for line in self.setup]
+
+
+@dataclass(frozen=True)
+class Variant:
+    name: str                    # unique, file-name safe
+    player: EngineSpec           # the player's engine as this variant runs it
+    playouts: int | None = None  # x of the sweep plot
+
+
+@dataclass(frozen=True)
+class MatchConfig:
+    name: str
+    board_size: int
+    games: int
+    player: EngineSpec
+    opponent: EngineSpec
+    variants: tuple[Variant, ...]
+    komi: float = 7.5
+    alternate: bool = True
+    handicap: int = 0
+    max_moves: int = 0
+    seed: int = 1
+    jobs: int = 1
+    fault_result: str = "void"
+    referee: EngineSpec | None = None
+    source: str = ""             # the file it was read from
+    raw: dict = field(default_factory=dict, compare=False)  # the YAML mapping, for the run record
+
+    @property
+    def move_limit(self) -> int:
+        return self.max_moves or 3 * self.board_size * self.board_size
+
+    def swapped(self, game: int) -> bool:
+        """Whether the player takes White in this game (gogui-twogtp: odd games with -alternate)."""
+        return self.alternate and game % 2 == 1
+
+
+def _fill(text: str, seed: int, game: int) -> str:
+    return text.replace("{seed}", str(seed)).replace("{game}", str(game))
+
+
+TOP_KEYS = {"name", "board_size", "komi", "games", "alternate", "handicap", "max_moves", "seed", "jobs",
+            "fault_result", "referee", "player", "opponent", "variants"}
+ENGINE_KEYS = {"command", "label", "setup", "timeout"}
+VARIANT_KEYS = {"name", "command", "args", "label", "setup", "timeout", "playouts"}
+
+
+def load_config(path: str | os.PathLike) -> MatchConfig:
+    """Read and validate a match configuration file."""
+    path = str(path)
+    try:
+        with open(path, encoding="utf-8") as f:
+            data = yaml.safe_load(f)
+    except OSError as e:
+        raise ConfigError(f"{path}: cannot read: {e.strerror}") from None
+    except yaml.YAMLError as e:
+        raise ConfigError(f"{path}: not valid YAML: {e}") from None
+    default_name = Path(path).stem
+    try:
+        return parse_config(data, default_name=default_name, source=path)
+    except ConfigError as e:
+        raise ConfigError(f"{path}: {e}") from None
+
+
+def parse_config(data: Any, default_name: str = "match", source: str = "") -> MatchConfig:
+    """Validate a mapping (as read from YAML) into a MatchConfig."""
+    if not isinstance(data, dict):
+        raise ConfigError("the file must hold a mapping of keys (board_size, games, player, ...)")
+    _check_keys(data, TOP_KEYS, "")
+    for key in ("board_size", "games", "player", "opponent"):
+        if key not in data:
+            raise ConfigError(f"{key}: required key missing")
+    name = _name(data.get("name", default_name), "name")
+    board_size = _int(data["board_size"], "board_size", 2, 25)
+    handicap = _int(data.get("handicap", 0), "handicap", 0, 9)
+    if handicap == 1:
+        raise ConfigError("handicap: must be 0 or 2..9, got 1")
+    player = _engine(data["player"], "player")
+    fault_result = data.get("fault_result", "void")
+    if fault_result not in ("void", "loss"):
+        raise ConfigError(f"fault_result: expected void or loss, got {fault_result!r}")
+    referee = data.get("referee")
+    return MatchConfig(
+        name=name, board_size=board_size,
+        games=_int(data["games"], "games", 1),
+        player=player,
+        opponent=_engine(data["opponent"], "opponent"),
+        variants=_variants(data.get("variants"), player),
+        komi=_number(data.get("komi", 7.5), "komi"),
+        alternate=_bool(data.get("alternate", True), "alternate"),
+        handicap=handicap,
+        max_moves=_int(data.get("max_moves", 0), "max_moves", 0),
+        seed=_int(data.get("seed", 1), "seed", 0),
+        jobs=_int(data.get("jobs", 1), "jobs", 1),
+        fault_result=fault_result,
+        referee=None if referee is None else _engine(referee, "referee"),
+        source=source, raw=data)
+
+
+def _variants(items: Any, player: EngineSpec) -> tuple[Variant, ...]:
+    if items is None:
+        return (Variant(name="main", player=player, playouts=_playouts_in(player.command)),)
+    if not isinstance(items, list) or not items:
+        raise ConfigError("variants: expected a non-empty list of mappings")
+    seen = set()
+    variants = []
+    for i, item in enumerate(items):
+        where = f"variants[{i}]"
+        if not isinstance(item, dict):
+            raise ConfigError(f"{where}: expected a mapping with a name")
+        _check_keys(item, VARIANT_KEYS, where)
+        if "name" not in item:
+            raise ConfigError(f"{where}.name: required key missing")
+        name = _name(item["name"], f"{where}.name")
+        if name in seen:
+            raise ConfigError(f"{where}.name: duplicate variant name {name!r}")
+        seen.add(name)
+        command = _text(item["command"], f"{where}.command") if "command" in item else player.command
+        if "args" in item:
+            args = item["args"]
+            if isinstance(args, list):
+                args = shlex.join(_text(a, f"{where}.args") for a in args)
+            command = f"{command} {_text(args, f'{where}.args')}"
+        _check_command(command, f"{where}.command")
+        spec = EngineSpec(
+            command=command,
+            label=_text(item["label"], f"{where}.label") if "label" in item else player.label,
+            setup=_setup(item["setup"], f"{where}.setup") if "setup" in item else player.setup,
+            timeout=_positive(item["timeout"], f"{where}.timeout") if "timeout" in item else player.timeout)
+        playouts = item.get("playouts")
+        playouts = _int(playouts, f"{where}.playouts", 1) if playouts is not None else _playouts_in(command)
+        variants.append(Variant(name=name, player=spec, playouts=playouts))
+    return tuple(variants)
+
+
+def _engine(value: Any, where: str) -> EngineSpec:
+    if isinstance(value, str):
+        value = {"command": value}
+    if not isinstance(value, dict):
+        raise ConfigError(f"{where}: expected a command line or a mapping with a command")
+    _check_keys(value, ENGINE_KEYS, where)
+    if "command" not in value:
+        raise ConfigError(f"{where}.command: required key missing")
+    command = _text(value["command"], f"{where}.command")
+    _check_command(command, f"{where}.command")
+    return EngineSpec(
+        command=command,
+        label=_text(value.get("label", ""), f"{where}.label"),
+        setup=_setup(value.get("setup", []), f"{where}.setup"),
+        timeout=_positive(value.get("timeout", 60.0), f"{where}.timeout"))
+
+
+def _check_keys(mapping: dict, known: set[str], where: str) -> None:
+    for key in mapping:
+        if key not in known:
+            place = f" in {where}" if where else ""
+            raise ConfigError(f"unknown key {key!r}{place} (expected one of: {', '.join(sorted(known))})")
+
+
+def _check_command(command: str, where: str) -> None:
+    try:
+        argv = shlex.split(command)
+    except ValueError as e:
+        raise ConfigError(f"{where}: cannot split {command!r}: {e}") from None
+    if not argv:
+        raise ConfigError(f"{where}: empty command")
+
+
+def _setup(value: Any, where: str) -> tuple[str, ...]:
+    if value is None:
+        return ()
+    if isinstance(value, str):
+        value = [value]
+    if not isinstance(value, list):
+        raise ConfigError(f"{where}: expected a list of GTP commands")
+    lines = tuple(_text(v, f"{where}[{i}]") for i, v in enumerate(value))
+    for i, line in enumerate(lines):
+        if not line.strip() or "\n" in line:
+            raise ConfigError(f"{where}[{i}]: expected one non-empty GTP command line")
+    return lines
+
+
+def _playouts_in(command: str) -> int | None:
+    found = PLAYOUTS_RE.findall(command)
+    return int(found[-1]) if found else None
+
+
+def _name(value: Any, where: str) -> str:
+    if not isinstance(value, (str, int)) or isinstance(value, bool) or not NAME_RE.match(str(value)):
+        raise ConfigError(f"{where}: expected letters, digits and . _ + - only, got {value!r}")
+    return str(value)
+
+
+def _text(value: Any, where: str) -> str:
+    if isinstance(value, bool) or not isinstance(value, (str, int, float)):
+        raise ConfigError(f"{where}: expected text, got {value!r}")
+    return str(value)
+
+
+def _int(value: Any, where: str, low: int | None = None, high: int | None = None) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ConfigError(f"{where}: expected an integer, got {value!r}")
+    if (low is not None and value < low) or (high is not None and value > high):
+        bounds = f"{low}..{high}" if high is not None else f">= {low}"
+        raise ConfigError(f"{where}: must be {bounds}, got {value}")
+    return value
+
+
+def _number(value: Any, where: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        raise ConfigError(f"{where}: expected a number, got {value!r}")
+    return float(value)
+
+
+def _positive(value: Any, where: str) -> float:
+    number = _number(value, where)
+    if number <= 0:
+        raise ConfigError(f"{where}: expected a positive number of seconds, got {value!r}")
+    return number
+
+
+def _bool(value: Any, where: str) -> bool:
+    if not isinstance(value, bool):
+        raise ConfigError(f"{where}: expected true or false, got {value!r}")
+    return value

@@ -1,0 +1,270 @@
+"""What a match run reports: the summary table, gogui-twogtp `.dat` files and the win-rate plot.
+
+All three are computed from the game records alone (games.jsonl), so a resumed or interrupted
+run reports exactly the games it holds. Win rates are the player's (the engine under test, the
+`-black` engine of the `.dat`), draws counting half; void games (faults without a result) are
+left out of the rate and counted under faults.
+"""
+from __future__ import annotations
+
+import math
+import socket
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Iterable
+
+from bench.stats import elo_interval, wilson_interval
+
+DAT_KEYS = ("Black", "BlackCommand", "BlackLabel", "BlackVersion", "Date", "Host", "Komi", "Referee",
+            "Size", "White", "WhiteCommand", "WhiteLabel", "WhiteVersion", "Xml")
+DAT_COLUMNS = ("GAME", "RES_B", "RES_W", "RES_R", "ALT", "DUP", "LEN", "TIME_B", "TIME_W", "CPU_B",
+               "CPU_W", "ERR", "ERR_MSG")
+
+
+@dataclass
+class VariantSummary:
+    variant: str
+    games: int                # games recorded
+    wins: int                 # by the player
+    losses: int
+    draws: int
+    void: int                 # no result (a fault with fault_result: void)
+    win_rate: float           # (wins + draws / 2) / decided games; NaN when none
+    win_low: float            # 95% Wilson interval
+    win_high: float
+    elo: float                # player minus opponent
+    elo_low: float
+    elo_high: float
+    player_seconds_per_move: float
+    opponent_seconds_per_move: float
+    faults: int               # games that ended in a fault, any engine
+    faults_by_role: dict
+    illegal: int              # games lost to an illegal move, either side
+    disagreements: int        # area score and referee differ
+    move_limit: int           # games stopped at the move limit
+    playouts: int | None = None
+
+
+def player_score(record: dict) -> float | None:
+    """1, 0.5 or 0 for the player, None for a void game."""
+    if not record.get("result") or record["result"] == "Void":
+        return None
+    if record.get("winner") is None:
+        return 0.5
+    return 1.0 if record["winner"] == record["player_colour"] else 0.0
+
+
+def summarize(variant: str, records: Iterable[dict], playouts: int | None = None) -> VariantSummary:
+    records = list(records)
+    scores = [player_score(r) for r in records]
+    decided = [s for s in scores if s is not None]
+    points = sum(decided)
+    n = len(decided)
+    low, high = wilson_interval(points, n)
+    elo, elo_low, elo_high = elo_interval(points, n)
+    faults_by_role: dict = {}
+    for r in records:
+        if r.get("fault"):
+            role = r["fault"]["role"]
+            faults_by_role[role] = faults_by_role.get(role, 0) + 1
+    return VariantSummary(
+        variant=variant, games=len(records),
+        wins=sum(1 for s in decided if s == 1.0), losses=sum(1 for s in decided if s == 0.0),
+        draws=sum(1 for s in decided if s == 0.5), void=len(scores) - n,
+        win_rate=points / n if n else math.nan, win_low=low, win_high=high,
+        elo=elo, elo_low=elo_low, elo_high=elo_high,
+        player_seconds_per_move=_per_move(records, "player"),
+        opponent_seconds_per_move=_per_move(records, "opponent"),
+        faults=sum(faults_by_role.values()), faults_by_role=faults_by_role,
+        illegal=sum(1 for r in records if r.get("end") == "illegal"),
+        disagreements=sum(1 for r in records if r.get("disagreement")),
+        move_limit=sum(1 for r in records if r.get("end") == "move_limit"),
+        playouts=playouts)
+
+
+def _per_move(records: list[dict], role: str) -> float:
+    moves = sum(r.get(f"{role}_moves", 0) for r in records)
+    seconds = sum(r.get(f"{role}_seconds", 0.0) for r in records)
+    return seconds / moves if moves else math.nan
+
+
+# -- the table ---------------------------------------------------------------------------------
+
+def format_table(summaries: list[VariantSummary], title: str = "") -> str:
+    header = ("variant", "games", "W-L-D", "win rate", "95% CI", "Elo", "Elo 95% CI",
+              "s/move P", "s/move O", "faults", "illegal", "disagree")
+    rows = [header]
+    for s in summaries:
+        rows.append((
+            s.variant, str(s.games), f"{s.wins}-{s.losses}-{s.draws}", _pct(s.win_rate),
+            f"[{_pct(s.win_low)}, {_pct(s.win_high)}]" if s.games - s.void else "-",
+            _elo(s.elo), f"[{_elo(s.elo_low)}, {_elo(s.elo_high)}]" if s.games - s.void else "-",
+            _secs(s.player_seconds_per_move), _secs(s.opponent_seconds_per_move),
+            _faults(s), str(s.illegal), str(s.disagreements)))
+    widths = [max(len(row[i]) for row in rows) for i in range(len(header))]
+    lines = [title] if title else []
+    for row in rows:
+        lines.append("  ".join(cell.ljust(w) if i == 0 else cell.rjust(w)
+                               for i, (cell, w) in enumerate(zip(row, widths))).rstrip())
+    lines.append("W-L-D and win rate are the player's (draws count half); P player, O opponent, "
+                 "R referee; s/move is wall time.")
+    return "\n".join(lines)
+
+
+def _pct(p: float) -> str:
+    return "-" if math.isnan(p) else f"{100 * p:.1f}%"
+
+
+def _elo(e: float) -> str:
+    if math.isnan(e):
+        return "-"
+    if math.isinf(e):
+        return "+inf" if e > 0 else "-inf"
+    return f"{e + 0.0:+.0f}" if round(e) else "0"
+
+
+def _secs(s: float) -> str:
+    return "-" if math.isnan(s) else f"{s:.2f}"
+
+
+def _faults(s: VariantSummary) -> str:
+    if not s.faults:
+        return "0"
+    detail = ",".join(f"{role[0].upper()}{n}" for role, n in sorted(s.faults_by_role.items()))
+    return f"{s.faults} ({detail})"
+
+
+def summary_dict(summary: VariantSummary) -> dict:
+    """JSON-ready (infinities and NaNs as strings)."""
+    out = {}
+    for key, value in asdict(summary).items():
+        if isinstance(value, float) and not math.isfinite(value):
+            value = str(value)
+        out[key] = value
+    return out
+
+
+# -- gogui-twogtp .dat ---------------------------------------------------------------------------
+
+def invert_result(result: str) -> str:
+    """B+ <-> W+, as gogui-twogtp writes the games where the colours were exchanged."""
+    if result.startswith("B+"):
+        return "W+" + result[2:]
+    if result.startswith("W+"):
+        return "B+" + result[2:]
+    return result
+
+
+def dat_row(record: dict) -> list[str]:
+    """One row of the table, every result from the point of view of the player (the -black engine)."""
+    end = record.get("end")
+    if end in ("passes", "move_limit"):
+        results = [record["engine_results"].get("player") or "?",
+                   record["engine_results"].get("opponent") or "?",
+                   record.get("result_referee") or "?"]
+    elif record.get("result") and record["result"] != "Void":
+        results = [record["result"]] * 3
+    else:
+        results = ["?"] * 3
+    if record.get("alternated"):
+        results = [invert_result(r) for r in results]
+    error = ""
+    if end == "illegal":
+        error = f"illegal move: {record.get('reason')}"
+    elif end == "fault":
+        fault = record["fault"]
+        error = f"{fault['role']} {fault['kind']}: {fault['message']}"
+    elif end == "move_limit":
+        error = "move limit exceeded"
+    error = " ".join(error.split())
+    return [str(record["game"]), *results, "1" if record.get("alternated") else "0", "-",
+            str(len(record.get("moves", []))),
+            _num(record.get("player_seconds")), _num(record.get("opponent_seconds")),
+            _num(record.get("player_cpu")), _num(record.get("opponent_cpu")),
+            "1" if error else "0", error]
+
+
+def _num(x: float | None) -> str:
+    return f"{x or 0.0:.1f}"
+
+
+def write_dat(path: str | Path, records: Iterable[dict], header: dict) -> None:
+    """A gogui-twogtp results file: `# Key: value` lines, `#`, then the tab-separated table.
+
+    header holds the DAT_KEYS values except Date, Host and Xml, which are filled in here."""
+    values = {"Date": time.strftime("%Y-%m-%d %H:%M:%S"), "Host": socket.gethostname(), "Xml": "0",
+              **header}
+    lines = [f"# {key}: {' '.join(str(values.get(key, '')).split())}" for key in DAT_KEYS]
+    lines.append("#")
+    lines.append("#" + "\t".join(DAT_COLUMNS))
+    for record in sorted(records, key=lambda r: r["game"]):
+        lines.append("\t".join(dat_row(record)))
+    Path(path).write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+
+def read_dat(path: str | Path) -> tuple[dict, list[dict]]:
+    """Header properties and rows (as dicts keyed by column) of a .dat file."""
+    header: dict = {}
+    columns: list[str] = []
+    rows = []
+    in_header = True
+    for line in Path(path).read_text(encoding="utf-8").splitlines():
+        if line.startswith("#"):
+            text = line[1:].strip()
+            if in_header and not text:
+                in_header = False
+            elif in_header:
+                key, _, value = text.partition(":")
+                header[key.strip()] = value.strip()
+            else:
+                columns = text.split("\t")
+            continue
+        if line.strip():
+            rows.append(dict(zip(columns, line.split("\t"))))
+    return header, rows
+
+
+# -- the plot ------------------------------------------------------------------------------------
+
+def plot(path: str | Path, summaries: list[VariantSummary], title: str = "") -> None:
+    """Win rate with its 95% interval per variant, and against playouts when variants sweep them."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    shown = [s for s in summaries if not math.isnan(s.win_rate)]
+    sweep = sorted((s for s in shown if s.playouts), key=lambda s: s.playouts)
+    panels = 2 if len(sweep) >= 2 else 1
+    fig, axes = plt.subplots(1, panels, figsize=(5.5 * panels, 4), squeeze=False)
+    ax = axes[0][0]
+    xs = range(len(shown))
+    _errorbars(ax, list(xs), shown)
+    ax.set_xticks(list(xs), [s.variant for s in shown], rotation=30 if len(shown) > 4 else 0)
+    ax.set_xlim(-0.5, max(len(shown), 1) - 0.5)
+    ax.set_xlabel("variant")
+    if panels == 2:
+        ax = axes[0][1]
+        _errorbars(ax, [s.playouts for s in sweep], sweep, line=True)
+        ax.set_xscale("log")
+        ax.set_xlabel("playouts per move")
+    for ax in axes[0]:
+        ax.axhline(0.5, color="grey", linestyle="--", linewidth=1)
+        ax.set_ylim(0, 1)
+        ax.set_ylabel("player win rate (95% Wilson interval)")
+        ax.grid(alpha=0.3)
+    if title:
+        fig.suptitle(title)
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+
+
+def _errorbars(ax, xs: list, summaries: list[VariantSummary], line: bool = False) -> None:
+    ys = [s.win_rate for s in summaries]
+    below = [s.win_rate - s.win_low for s in summaries]
+    above = [s.win_high - s.win_rate for s in summaries]
+    ax.errorbar(xs, ys, yerr=[below, above], fmt="o-" if line else "o", capsize=4)
+    for x, s in zip(xs, summaries):
+        ax.annotate(f"{s.wins + s.draws / 2:g}/{s.games - s.void}", (x, s.win_rate),
+                    textcoords="offset points", xytext=(6, 4), fontsize=8)

@@ -1,0 +1,114 @@
+"""A broken GTP engine on cue, standing in for a faulty engine in the match harness tests.
+
+    python tests/bench/fake_engine.py [--fail crash|hang|illegal|garbage|error] [--at N]
+                                      [--game G --this-game K] [--moves M] [--score RESULT]
+                                      [--pidfile PATH]
+
+It plays the first point it believes empty (scanning from A1; it does not track captures, so it
+never picks an occupied point by mistake), and on its N-th genmove it fails as asked: exits
+(crash), stops answering (hang), plays an occupied point (illegal), replies with something that is
+not a vertex (garbage) or answers `? ...` (error). With --game G it fails only when --this-game
+(the harness's {game}) equals G, so the run can show the next game going normally. After M moves
+it only passes, so that a game it does not break ends with two passes. With --score it answers
+`final_score` with that fixed result (and no dead stones), to play a referee that disagrees.
+With --pidfile it writes its process id there, so a test can check that it was stopped.
+"""
+import argparse
+import os
+import sys
+import time
+
+LETTERS = "ABCDEFGHJKLMNOPQRSTUVWXYZ"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--fail", default="none")
+    parser.add_argument("--at", type=int, default=1)
+    parser.add_argument("--game", type=int, default=None)
+    parser.add_argument("--this-game", type=int, default=None)
+    parser.add_argument("--moves", type=int, default=10**6)
+    parser.add_argument("--score", default=None)
+    parser.add_argument("--pidfile", default=None)
+    args = parser.parse_args()
+    if args.pidfile:
+        with open(args.pidfile, "a") as f:
+            f.write(f"{os.getpid()}\n")
+    armed = args.game is None or args.game == args.this_game
+    size = 19
+    occupied: list[str] = []
+    n_genmove = 0
+    for line in sys.stdin:
+        parts = line.split()
+        if not parts:
+            continue
+        ident = ""
+        if parts[0].isdigit():
+            ident, parts = parts[0], parts[1:]
+        command, args_ = parts[0], parts[1:]
+        reply, ok = "", True
+        if command == "quit":
+            respond(ident, "")
+            return
+        if command == "name":
+            reply = "Fake"
+        elif command == "version":
+            reply = "1"
+        elif command == "protocol_version":
+            reply = "2"
+        elif command == "list_commands":
+            reply = "\n".join(["boardsize", "clear_board", "komi", "play", "genmove", "name", "version",
+                               "protocol_version", "list_commands", "quit"]
+                              + (["final_score", "final_status_list"] if args.score else []))
+        elif command == "boardsize":
+            size = int(args_[0])
+        elif command == "clear_board":
+            occupied = []
+        elif command == "komi":
+            pass
+        elif command == "play":
+            if args_[1].lower() != "pass":
+                occupied.append(args_[1].upper())
+        elif command == "genmove":
+            n_genmove += 1
+            fail = args.fail if armed and n_genmove == args.at else "none"
+            if fail == "crash":
+                sys.exit(3)
+            if fail == "hang":
+                time.sleep(3600)
+            if fail == "error":
+                reply, ok = "cannot think", False
+            elif fail == "garbage":
+                reply = "Z99"
+            elif fail == "illegal" and occupied:
+                reply = occupied[-1]
+            elif n_genmove > args.moves:
+                reply = "pass"
+            else:
+                reply = first_empty(size, occupied)
+                if reply != "pass":
+                    occupied.append(reply)
+        elif command == "final_score" and args.score:
+            reply = args.score
+        elif command == "final_status_list" and args.score:
+            reply = ""
+        else:
+            reply, ok = "unknown command", False
+        respond(ident, reply, ok)
+
+
+def first_empty(size: int, occupied: list[str]) -> str:
+    for row in range(1, size + 1):
+        for col in LETTERS[:size]:
+            if f"{col}{row}" not in occupied:
+                return f"{col}{row}"
+    return "pass"
+
+
+def respond(ident: str, text: str, ok: bool = True) -> None:
+    sys.stdout.write(f"{'=' if ok else '?'}{ident} {text}\n\n")
+    sys.stdout.flush()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,273 @@
+"""Short real matches: GnuGo against GnuGo, and a broken engine (fake_engine.py) against GnuGo."""
+import concurrent.futures as cf
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+import textwrap
+from pathlib import Path
+
+import pytest
+from sgfmill import sgf
+
+from bench.game import GameTask, play_game
+from bench.match import main, run_match
+from bench.matchconfig import EngineSpec, load_config
+from bench.report import read_dat
+
+GNUGO = "/usr/games/gnugo --mode gtp --level 1 --chinese-rules"
+REFEREE = "/usr/games/gnugo --mode gtp --chinese-rules --positional-superko"
+FAKE = f"{sys.executable} {Path(__file__).with_name('fake_engine.py')}"
+
+pytestmark = pytest.mark.skipif(not Path("/usr/games/gnugo").exists(), reason="GnuGo 3.8 not installed")
+
+
+def write_config(tmp_path, text, name="m.yaml"):
+    path = tmp_path / name
+    path.write_text(textwrap.dedent(text))
+    return path
+
+
+def records(run_dir):
+    return [json.loads(line) for line in (run_dir / "games.jsonl").read_text().splitlines()]
+
+
+def test_a_gnugo_match_writes_every_output_with_correct_tallies(tmp_path, capsys):
+    config = write_config(tmp_path, f"""
+        name: gg
+        board_size: 5
+        komi: 0.5
+        games: 4
+        referee: {REFEREE}
+        player:
+          command: {GNUGO}
+          label: GnuGo-P
+          setup: ["set_random_seed {{seed}}"]
+        opponent:
+          command: {GNUGO}
+          label: GnuGo-O
+    """)
+    out = tmp_path / "run"
+    assert main([str(config), "--jobs", "2", "--out", str(out), "--no-progress"]) == 0
+    printed = capsys.readouterr().out
+    games = sorted(records(out), key=lambda r: r["game"])
+    assert [r["game"] for r in games] == [0, 1, 2, 3]
+    assert [r["player_colour"] for r in games] == ["b", "w", "b", "w"]
+    # Every game is finished and scored, and area scoring agrees with the referee.
+    for r in games:
+        assert r["end"] in ("passes", "resign") and r["result"] not in (None, "Void")
+        if r["end"] == "passes":
+            assert r["result_referee"] and not r["disagreement"]
+    # SGFs: players, komi, the true result and one timed node per move.
+    wins = 0
+    for r in games:
+        game = sgf.Sgf_game.from_bytes((out / f"main-{r['game']}.sgf").read_bytes())
+        root = game.get_root()
+        black, white = ("GnuGo-O", "GnuGo-P") if r["alternated"] else ("GnuGo-P", "GnuGo-O")
+        assert (root.get("PB"), root.get("PW"), root.get("KM"), root.get("SZ")) == (black, white, 0.5, 5)
+        assert root.get("RE") == r["result"]
+        nodes = game.get_main_sequence()[1:]
+        assert len(nodes) == len(r["moves"]) and all(n.get("C").endswith(" s") for n in nodes)
+        wins += root.get("RE").startswith("BW"[r["alternated"]] + "+")
+    # The tallies, the .dat and the printed table agree with the SGFs.
+    summary = json.loads((out / "summary.json").read_text())["variants"][0]
+    assert (summary["games"], summary["wins"], summary["losses"] + summary["draws"]) == (4, wins, 4 - wins)
+    header, rows = read_dat(out / "main.dat")
+    assert header["BlackLabel"] == "GnuGo-P" and header["Size"] == "5" and header["Referee"] == "GNU Go"
+    assert sum(row["RES_R"].startswith("B+") for row in rows) == wins      # -black engine's view
+    assert [row["ALT"] for row in rows] == ["0", "1", "0", "1"]
+    assert f"{wins}-{4 - wins}-0" in printed and "GnuGo-P vs GnuGo-O" in printed
+    assert (out / "summary.txt").read_text().strip() in printed
+    assert (out / "winrate.png").read_bytes()[:4] == b"\x89PNG"
+    meta = json.loads((out / "run.json").read_text())
+    assert meta["engines"]["opponent"]["version"] == "3.8" and meta["config"]["games"] == 4
+
+
+def test_crash_hang_and_illegal_moves_are_recorded_and_the_run_goes_on(tmp_path):
+    # Each variant breaks in game 0 only; game 1 is played by a fresh engine and ends normally.
+    fake = f"{FAKE} --at 2 --moves 3 --game 0 --this-game {{game}}"
+    config = write_config(tmp_path, f"""
+        name: faults
+        board_size: 5
+        komi: 0.5
+        games: 2
+        referee: {REFEREE}
+        player:
+          command: {fake}
+          timeout: 1.5
+        opponent: {GNUGO}
+        variants:
+          - name: crash
+            args: --fail crash
+          - name: hang
+            args: --fail hang
+          - name: illegal
+            args: --fail illegal
+          - name: garbage
+            args: --fail garbage
+    """)
+    run, failed = run_match(load_config(config), tmp_path / "run", jobs=2, progress=False)
+    assert failed == 0
+    by_key = {(r["variant"], r["game"]): r for r in records(tmp_path / "run")}
+    assert len(by_key) == 8
+    crash, hang = by_key[("crash", 0)], by_key[("hang", 0)]
+    assert crash["end"] == "fault" and crash["fault"]["role"] == "player"
+    assert crash["fault"]["kind"] == "crash" and "exit code 3" in crash["fault"]["message"]
+    assert hang["end"] == "fault" and hang["fault"]["kind"] == "timeout"
+    assert crash["result"] == hang["result"] == "Void" and crash["winner"] is None
+    illegal = by_key[("illegal", 0)]
+    assert illegal["end"] == "illegal" and illegal["result"] == "W+F"        # player was Black
+    assert illegal["reason"].endswith("occupied")
+    garbage = by_key[("garbage", 0)]
+    assert garbage["end"] == "illegal" and "not a vertex" in garbage["reason"]
+    for variant in ("crash", "hang", "illegal", "garbage"):
+        game1 = by_key[(variant, 1)]
+        assert game1["end"] == "passes" and game1["fault"] is None and game1["winner"] == "b"
+    summaries = {s.variant: s for s in run.summaries()}
+    assert (summaries["crash"].faults, summaries["crash"].void, summaries["crash"].losses) == (1, 1, 1)
+    assert (summaries["illegal"].faults, summaries["illegal"].illegal, summaries["illegal"].losses) == (0, 1, 2)
+    _, rows = read_dat(tmp_path / "run" / "hang.dat")
+    assert rows[0]["ERR"] == "1" and "timeout" in rows[0]["ERR_MSG"] and rows[1]["ERR"] == "0"
+    root = sgf.Sgf_game.from_bytes((tmp_path / "run" / "crash-0.sgf").read_bytes()).get_root()
+    assert root.get("RE") == "Void" and "Fault: player crash" in root.get("C")
+
+
+def task(player, opponent=GNUGO, referee=REFEREE, **kw):
+    spec = lambda c: EngineSpec(c, timeout=5) if c else None
+    fields = dict(run="t", variant="v", index=0, seed=1, board_size=5, komi=0.5, handicap=0,
+                  move_limit=75, swapped=False, player=spec(player), opponent=spec(opponent),
+                  referee=spec(referee))
+    fields.update(kw)
+    return GameTask(**fields)
+
+
+def test_a_fault_can_count_as_a_loss_for_the_faulty_engine():
+    record = play_game(task(f"{FAKE} --fail crash --at 2", fault_result="loss"))
+    assert record["end"] == "fault" and record["fault"]["role"] == "player"
+    assert record["result"] == "W+F" and record["winner"] == "w"
+
+
+def test_a_referee_that_disagrees_is_recorded_not_followed():
+    record = play_game(task(f"{FAKE} --moves 2", referee=f"{FAKE} --score W+99"))
+    assert record["end"] == "passes" and record["result_referee"] == "W+99"
+    assert record["disagreement"] and record["result"] != "W+99"
+
+
+def test_the_move_limit_ends_and_scores_the_game():
+    record = play_game(task(GNUGO, referee=None, move_limit=4))
+    assert record["end"] == "move_limit" and len(record["moves"]) == 4
+    assert record["result"] == "W+0.5"          # four stones each, no territory yet: komi decides
+
+
+def test_an_interrupted_run_resumes_without_replaying_games(tmp_path):
+    text = f"""
+        name: resume
+        board_size: 5
+        komi: 0.5
+        games: {{games}}
+        referee: {REFEREE}
+        player: {GNUGO}
+        opponent: {GNUGO}
+    """
+    out = tmp_path / "run"
+    run_match(load_config(write_config(tmp_path, text.format(games=2))), out, jobs=1, progress=False)
+    first = (out / "games.jsonl").read_text()
+    assert len(first.splitlines()) == 2
+    # A kill while writing leaves half a line: that game is not trusted, the others are kept.
+    (out / "games.jsonl").write_text(first + '{"variant": "main", "game": 2, "res')
+
+    class Counting(cf.ThreadPoolExecutor):
+        submitted = []
+
+        def submit(self, fn, task):
+            self.submitted.append(task.index)
+            return super().submit(fn, task)
+
+    with Counting(max_workers=2) as executor:
+        run, failed = run_match(load_config(write_config(tmp_path, text.format(games=4))), out,
+                                executor=executor, progress=False)
+    assert sorted(Counting.submitted) == [2, 3] and failed == 0
+    assert (out / "games.jsonl").read_text().startswith(first)
+    lines = (out / "games.jsonl").read_text().splitlines()
+    assert sorted(json.loads(line)["game"] for line in lines) == [0, 1, 2, 3]   # the cut line is gone
+    assert sorted(r["game"] for r in run.records.values()) == [0, 1, 2, 3]
+    assert run.summaries()[0].games == 4
+    meta = json.loads((out / "run.json").read_text())
+    assert [i["games_already_played"] for i in meta["invocations"]] == [0, 2]
+
+
+def test_ctrl_c_stops_the_run_and_its_engines_and_says_how_to_resume(tmp_path):
+    pids = tmp_path / "pids"
+    config = write_config(tmp_path, f"""
+        board_size: 5
+        games: 2
+        player:
+          command: {FAKE} --fail hang --at 1 --pidfile {pids}
+          timeout: 60
+        opponent: {GNUGO}
+    """)
+    root = Path(__file__).resolve().parents[2]
+    proc = subprocess.Popen([sys.executable, "-m", "bench.match", str(config), "--out", str(tmp_path / "run"),
+                             "--jobs", "2", "--no-progress"], cwd=root, start_new_session=True,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 30
+    while (not pids.exists() or len(pids.read_text().split()) < 3) and time.monotonic() < deadline:
+        time.sleep(0.1)            # the probe's engine, then one hanging engine per game
+    time.sleep(0.5)
+    os.killpg(proc.pid, signal.SIGINT)
+    _, err = proc.communicate(timeout=30)
+    assert proc.returncode == 130 and "run the same command again to resume" in err
+    assert "Traceback" not in err
+    time.sleep(0.5)
+    for pid in map(int, pids.read_text().split()):
+        assert not Path(f"/proc/{pid}").exists() or "zombie" in Path(f"/proc/{pid}/status").read_text()
+
+
+def test_resuming_with_a_different_board_is_refused(tmp_path, capsys):
+    text = f"""
+        board_size: {{size}}
+        games: 1
+        player: {GNUGO}
+        opponent: {GNUGO}
+    """
+    out = tmp_path / "run"
+    assert main([str(write_config(tmp_path, text.format(size=5))), "--out", str(out), "--no-progress"]) == 0
+    assert main([str(write_config(tmp_path, text.format(size=7))), "--out", str(out), "--no-progress"]) == 2
+    assert "board_size" in capsys.readouterr().err
+
+
+def test_an_engine_that_cannot_start_stops_the_run_before_any_game(tmp_path, capsys):
+    config = write_config(tmp_path, f"""
+        board_size: 5
+        games: 2
+        player: /no/such/engine
+        opponent: {GNUGO}
+    """)
+    assert main([str(config), "--out", str(tmp_path / "run"), "--no-progress"]) == 2
+    err = capsys.readouterr().err
+    assert "player" in err and "/no/such/engine" in err and "Traceback" not in err
+    assert not (tmp_path / "run" / "games.jsonl").exists()
+
+
+def test_a_match_runs_on_a_dask_local_cluster(tmp_path):
+    distributed = pytest.importorskip("distributed")
+    config = write_config(tmp_path, f"""
+        name: dask
+        board_size: 5
+        komi: 0.5
+        games: 2
+        referee: {REFEREE}
+        player: {GNUGO}
+        opponent: {GNUGO}
+    """)
+    with distributed.LocalCluster(processes=False, n_workers=1, threads_per_worker=2,
+                                  dashboard_address=None) as cluster:
+        code = main([str(config), "--scheduler", cluster.scheduler_address, "--out", str(tmp_path / "run"),
+                     "--no-progress"])
+    assert code == 0
+    games = records(tmp_path / "run")
+    assert sorted(r["game"] for r in games) == [0, 1]
+    assert all(r["result"] not in (None, "Void") for r in games)
+    assert len(read_dat(tmp_path / "run" / "main.dat")[1]) == 2

@@ -1,0 +1,128 @@
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from bench.match import main
+from bench.matchconfig import ConfigError, load_config, parse_config
+
+GNUGO = "/usr/games/gnugo --mode gtp --level 1 --chinese-rules"
+
+
+def write(tmp_path, text, name="m.yaml"):
+    path = tmp_path / name
+    path.write_text(textwrap.dedent(text))
+    return path
+
+
+def base(**extra):
+    data = {"board_size": 9, "games": 4, "player": GNUGO, "opponent": GNUGO}
+    data.update(extra)
+    return data
+
+
+def test_a_full_config_is_read_with_defaults_filled(tmp_path):
+    path = write(tmp_path, f"""
+        board_size: 9
+        komi: 7
+        games: 6
+        handicap: 2
+        referee: {GNUGO}
+        player:
+          command: python -m gtp.cli gtp --set search.seed={{seed}}
+          setup: [time_settings 0 5 1]
+          timeout: 30
+        opponent: {GNUGO}
+        variants:
+          - name: p1k
+            args: --set search.playouts=1000
+          - name: other
+            command: /bin/other --x
+            playouts: 77
+    """, name="match-sweep.yaml")
+    cfg = load_config(path)
+    assert (cfg.name, cfg.board_size, cfg.komi, cfg.games, cfg.handicap) == ("match-sweep", 9, 7.0, 6, 2)
+    assert cfg.alternate and cfg.move_limit == 3 * 81 and cfg.fault_result == "void"
+    assert cfg.referee.command == GNUGO and cfg.opponent.timeout == 60.0
+    p1k, other = cfg.variants
+    assert p1k.player.command == "python -m gtp.cli gtp --set search.seed={seed} --set search.playouts=1000"
+    assert p1k.playouts == 1000 and p1k.player.setup == ("time_settings 0 5 1",)
+    assert p1k.player.timeout == 30.0
+    assert other.player.command == "/bin/other --x" and other.playouts == 77
+    assert p1k.player.command_for(seed=12, game=3).startswith("python -m gtp.cli gtp --set search.seed=12 ")
+    assert [cfg.swapped(i) for i in range(4)] == [False, True, False, True]
+
+
+def test_without_variants_the_player_is_the_one_variant():
+    cfg = parse_config(base())
+    assert [v.name for v in cfg.variants] == ["main"]
+    assert cfg.variants[0].player == cfg.player and cfg.referee is None
+
+
+@pytest.mark.parametrize("data, key", [
+    (base(komii=7), "komii"),
+    (base(player={"command": GNUGO, "timout": 3}), "timout"),
+    (base(variants=[{"name": "a", "playout": 3}]), "playout"),
+    (base(komi="seven"), "komi"),
+    (base(board_size=30), "board_size"),
+    (base(games=0), "games"),
+    (base(games=True), "games"),
+    (base(handicap=1), "handicap"),
+    (base(alternate="yes"), "alternate"),
+    (base(fault_result="maybe"), "fault_result"),
+    (base(player={"command": GNUGO, "timeout": -1}), "player.timeout"),
+    (base(player={"label": "x"}), "player.command"),
+    (base(opponent=""), "opponent.command"),
+    (base(variants=[{"name": "a/b"}]), "variants[0].name"),
+    (base(variants=[{"name": "a"}, {"name": "a"}]), "variants[1].name"),
+    (base(variants=[{"name": "a", "setup": [""]}]), "variants[0].setup[0]"),
+    ({"board_size": 9, "games": 2, "player": GNUGO}, "opponent"),
+])
+def test_a_bad_config_names_the_key(data, key):
+    with pytest.raises(ConfigError, match=key.replace("[", r"\[").replace("]", r"\]")):
+        parse_config(data)
+
+
+def test_the_command_line_reports_a_bad_key_without_a_traceback(tmp_path, capsys):
+    path = write(tmp_path, f"""
+        board_size: 9
+        games: 2
+        komi: 7
+        referee_command: {GNUGO}
+        player: {GNUGO}
+        opponent: {GNUGO}
+    """)
+    assert main([str(path), "--out", str(tmp_path / "run")]) == 2
+    err = capsys.readouterr().err
+    assert "referee_command" in err and str(path) in err and "Traceback" not in err
+    assert not (tmp_path / "run").exists()
+
+
+def test_unreadable_files_are_clear_errors(tmp_path):
+    with pytest.raises(ConfigError, match="cannot read"):
+        load_config(tmp_path / "missing.yaml")
+    with pytest.raises(ConfigError, match="not valid YAML"):
+        load_config(write(tmp_path, "board_size: [9\n"))
+    with pytest.raises(ConfigError, match="mapping"):
+        load_config(write(tmp_path, "- 1\n- 2\n"))
+
+
+CONFIGS = Path(__file__).resolve().parents[2] / "configs"
+
+
+@pytest.mark.parametrize("path", sorted(CONFIGS.glob("match-*.yaml")), ids=lambda p: p.name)
+def test_the_match_configs_of_the_repository_are_valid(path):
+    cfg = load_config(path)
+    assert cfg.referee is not None and "--level 10" in cfg.opponent.command
+    assert "{seed}" in cfg.opponent.setup[0] and all("{seed}" in v.player.command for v in cfg.variants)
+
+
+def test_the_baseline_and_sweep_configs_say_what_the_experiments_need():
+    nine = load_config(CONFIGS / "match-baseline-9x9.yaml")
+    assert (nine.board_size, nine.komi, nine.games, nine.variants[0].playouts) == (9, 7.0, 200, 10000)
+    big = load_config(CONFIGS / "match-baseline-19x19.yaml")
+    assert (big.board_size, big.komi, big.games, big.variants[0].playouts) == (19, 7.5, 40, 10000)
+    sweep = load_config(CONFIGS / "match-sweep-9x9.yaml")
+    assert [v.playouts for v in sweep.variants] == [1000, 3000, 10000] and sweep.komi == 7.0
+    quick = load_config(CONFIGS / "match-quick.yaml")
+    assert quick.board_size == 9 and quick.games <= 4
