@@ -1,18 +1,22 @@
 """Replay expert game archives on engine.board and compare every position with sgfmill's board.
 
     python -m bench.rules --data ../shared/data [--archive kgs6d_even.tar.xz] [--limit N] [--workers N]
+                          [--out bench/results]
 
 After every move the stones must equal sgfmill's (`sgfmill.boards.Board`) exactly, and so must the
 simple-ko point. Before each move the board's own predictions are checked against the move played:
 `hash_after` against the hash reached, `libs_after` against the exact liberties of the stone's group,
 `self_atari_size` against that group's size when it is left in atari. Setup stones (AB/AW/AE) are
-applied from any node. Archives are read in place. Prints games, moves, mismatches and skipped games;
-exits non-zero on any mismatch.
+applied from any node. Archives are read in place. Prints games, moves, mismatches and skipped games,
+writes them to --out as rules-<archive>.json, and exits non-zero on any mismatch.
 """
 from __future__ import annotations
 
 import argparse
+import json
 import os
+import platform
+import subprocess
 import sys
 import tarfile
 import time
@@ -182,19 +186,57 @@ def run(path: str, limit: int = 0, workers: int = 1) -> Result:
     return total
 
 
+def commit() -> str:
+    try:
+        out = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, timeout=10)
+        return out.stdout.strip() or "unknown"
+    except OSError:
+        return "unknown"
+
+
+def write_record(out_dir: str, path: str, args: argparse.Namespace, result: Result, seconds: float) -> str:
+    name = os.path.basename(path).split(".")[0]
+    record = {
+        "question": "does engine.board replay expert games exactly as sgfmill does",
+        "command": "python -m bench.rules " + " ".join(sys.argv[1:]),
+        "commit": commit(),
+        "date": time.strftime("%Y-%m-%d %H:%M:%S"),
+        "machine": {"host": platform.node(), "cpu": platform.processor() or platform.machine(),
+                    "cores": os.cpu_count(), "python": platform.python_version()},
+        "seconds": round(seconds, 1),
+        "data": {"archive": os.path.basename(path), "limit": args.limit},
+        "results": {"games": result.games, "moves": result.moves, "mismatches": len(result.mismatches),
+                    "skipped": len(result.skipped)},
+        "mismatch_examples": result.mismatches[:50],
+        "skipped_examples": dict(list(result.skipped.items())[:50]),
+    }
+    os.makedirs(out_dir, exist_ok=True)
+    target = os.path.join(out_dir, f"rules-{name}.json")
+    with open(target, "w") as f:
+        json.dump(record, f, indent=1)
+    return target
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.rules", description=__doc__.split("\n\n")[0])
     parser.add_argument("--data", required=True, help="directory holding the archives")
     parser.add_argument("--archive", default="kgs6d_even.tar.xz", help="archive file name in --data")
     parser.add_argument("--limit", type=int, default=0, help="replay only the first N games (0 = all)")
     parser.add_argument("--workers", type=int, default=1, help="worker processes")
+    parser.add_argument("--out", default="bench/results", help="directory for the JSON record ('' = none)")
     args = parser.parse_args(argv)
+    if args.limit < 0 or args.workers < 1:
+        parser.error("--limit must be >= 0 and --workers >= 1")
     path = os.path.join(args.data, args.archive)
     if not os.path.isfile(path):
         print(f"error: archive {path} not found", file=sys.stderr)
         return 2
     start = time.perf_counter()
-    result = run(path, args.limit, args.workers)
+    try:
+        result = run(path, args.limit, args.workers)
+    except (tarfile.TarError, OSError, EOFError) as e:
+        print(f"error: cannot read archive {path}: {e}", file=sys.stderr)
+        return 2
     seconds = time.perf_counter() - start
     print(f"archive     {path}")
     print(f"games       {result.games}")
@@ -206,6 +248,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"  mismatch: {line}")
     for name, reason in list(result.skipped.items())[:20]:
         print(f"  skipped: {name}: {reason}")
+    if args.out:
+        print(f"record      {write_record(args.out, path, args, result, seconds)}")
     return 1 if result.mismatches else 0
 
 

@@ -61,6 +61,7 @@ cdef struct BoardState:    # fixed-size arrays only: a copy is one memcpy (struc
     int captures[3]        # stones captured by BLACK / WHITE (index by color)
     uint64_t hash          # Zobrist hash of the stones (positional, no side to move)
     uint64_t hash_ring[HASH_RING]  # hashes after each of the last HASH_RING moves
+                                   # (passes add none; init/rebuild enter the set-up position; 0 = unused)
     int hash_pos           # next slot in hash_ring
 
 # --- setup ---
@@ -78,6 +79,8 @@ cdef bint is_one_point_eye(const BoardState* b, point_t p, color_t c) noexcept n
 cdef bint is_legal(const BoardState* b, point_t p, color_t c) noexcept nogil     # occupancy, simple ko, suicide; PASS legal; no superko
 cdef int libs_after(const BoardState* b, point_t p, color_t c, int limit) noexcept nogil  # liberties of c's group after c plays p (counted up to limit; 0 = suicide)
 cdef int self_atari_size(const BoardState* b, point_t p, color_t c) noexcept nogil # stones left in atari if c plays p (0 = not a self-atari)
+    # libs_after and self_atari_size read stored liberties (no flood), count captures, ignore ko, and
+    # return 0 for an occupied p; self_atari_size is 0 for a suicide and O(1) when p has 2 empty neighbours.
 cdef uint64_t hash_after(const BoardState* b, point_t p, color_t c) noexcept nogil # hash of the position after a legal move
 cdef bint is_repetition(const BoardState* b) noexcept nogil   # current hash equals an earlier one in hash_ring
 cdef int exact_libs(const BoardState* b, point_t g) noexcept nogil                # flood count, for tests and rare paths
@@ -86,12 +89,16 @@ cdef int exact_libs(const BoardState* b, point_t g) noexcept nogil              
 cdef int play(BoardState* b, point_t p, color_t c) noexcept nogil
     # Play a move the caller knows is legal (is_legal); PASS allowed. Sets to_play to the other color.
     # Returns the number of stones captured.
+    # Any p < 0 counts as a pass. A multi-stone suicide (never legal) removes the group, so the board
+    # stays consistent even when the caller skipped is_legal. ko_point binds the colour whose stone was
+    # just captured (the opponent of the stone on last_move), which is to_play when moves alternate.
 cdef int play_checked(BoardState* b, point_t p, color_t c) noexcept nogil  # -1 (and no change) if illegal
 
 # --- scoring ---
 cdef color_t owner(const BoardState* b, point_t p) noexcept nogil  # stone color, or the color an eyelike empty point belongs to, else EMPTY
 cdef float playout_score(const BoardState* b) noexcept nogil     # black - white - komi: stones + eyelike points (end of playout)
 cdef float area_score(const BoardState* b) noexcept nogil        # black - white - komi: stones + empty regions reaching only one color (flood fill)
+cdef void area_owner(const BoardState* b, uint8_t* out) noexcept nogil  # out[p] (MAX_POINTS cells) = the area owner of each point, as area_score counts it
 
 cdef class Board:
     cdef BoardState s      # the position this Python object owns

@@ -9,10 +9,12 @@
 # It holds because a list is refilled by a rescan whenever a removal brings it down to LIBS_EXACT, and a
 # union of lists (a merge) that is not exact already holds more than LIBS_EXACT distinct liberties.
 #
-# Simple ko: ko_point forbids the side to move (b.to_play) from retaking at once. Suicide, of one stone or
-# of many, is illegal. The hash is Zobrist over the stones plus a constant (so no position hashes to 0).
+# Simple ko: ko_point forbids the colour just captured (the opponent of the stone on last_move) from
+# retaking at once; with alternating moves that is b.to_play. Suicide, of one stone or of many, is
+# illegal. The hash is Zobrist over the stones plus a constant, so no position hashes to 0 (which marks
+# unused hash_ring slots).
 cimport cython
-from libc.stdint cimport int16_t, uint8_t, uint16_t, uint32_t, uint64_t
+from libc.stdint cimport uint8_t, uint16_t, uint64_t
 from libc.string cimport memcpy, memset
 
 import numpy as np
@@ -324,8 +326,8 @@ cdef bint is_legal(const BoardState* b, point_t p, color_t c) noexcept nogil:
         return False
     if b.n_nbr[p][EMPTY] > 0:
         return True      # the ko point never has an empty neighbour
-    if p == b.ko_point and c == b.to_play:
-        return False
+    if p == b.ko_point and c != b.color[b.last_move]:
+        return False     # the stone just captured may not retake at once
     nbrs4(b.stride, d)
     for k in range(4):
         n = p + d[k]
@@ -378,7 +380,7 @@ cdef int neighbour_groups(const BoardState* b, point_t p, color_t c, point_t* ow
 
 cdef int libs_after(const BoardState* b, point_t p, color_t c, int limit) noexcept nogil:
     # Union of: p's empty neighbours, the own neighbour groups' liberties other than p, and the stones
-    # of captured groups that touch p or those own groups. Stored lists are exact below LIBS_EXACT; a
+    # of captured groups that touch p or those own groups. Stored lists are exact up to LIBS_EXACT; a
     # longer one may be partial, so its group is rescanned only if the count is still below limit.
     cdef point_t found[MAX_POINTS]
     cdef point_t own[4]
@@ -771,7 +773,7 @@ cdef class Board:
             return "occupied"
         if is_legal(&self.s, <point_t>p, <color_t>c):
             return None
-        if p == self.s.ko_point and c == self.s.to_play:
+        if p == self.s.ko_point and c != self.s.color[self.s.last_move]:
             return "ko"
         return "suicide"
 
@@ -832,6 +834,10 @@ cdef class Board:
         """Liberties of color's group if it played point (0 = suicide or occupied), counted up to limit."""
         cdef point_t p = _on_board(self, point)
         return libs_after(&self.s, p, _color(self, color), _as_int(limit, "limit"))
+
+    def is_repetition(self) -> bool:
+        """The position equals one of the last HASH_RING positions (or the set-up one) in the ring."""
+        return is_repetition(&self.s)
 
     def pat3(self, point: int) -> int:
         return self.s.pat3[_on_board(self, point)]
@@ -919,7 +925,13 @@ cdef class Board:
 
     # --- consistency ---
     def check(self) -> None:
-        """Recompute every incremental structure from color[] and raise AssertionError on a difference."""
+        """Recompute every incremental structure from color[] and raise AssertionError on a difference.
+
+        Checks the edge ring, neighbour counts, 3x3 codes, free list and index, hash, that the ko point is
+        empty, and for every group: its id is one of its stones, every stone carries it, the stone list
+        holds exactly the group, n_stones, and the liberty invariant at the top of this file (stored
+        liberties distinct and real, unused slots 0, n_libs exact up to LIBS_EXACT, else above it).
+        """
         cdef BoardState* b = &self.s
         cdef int n = b.size, stride = b.stride
         cdef int d8[8]

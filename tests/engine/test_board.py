@@ -176,6 +176,15 @@ def test_ko_retake_is_illegal_at_once_and_legal_after_a_move_elsewhere():
     """, ko="C3", captures=(1, 1), to_play=BLACK)
 
 
+def test_ko_binds_the_captured_colour_even_if_to_play_is_changed():
+    b = board_from_ascii(KO)
+    b.play(vertex(b, "C3"))
+    b.to_play = BLACK
+    assert not b.is_legal(vertex(b, "B3"), WHITE)
+    assert b.is_legal(vertex(b, "B3"), BLACK)           # Black may fill its own ko
+    assert b.self_atari_size(vertex(b, "B3"), BLACK) == 0
+
+
 def test_pass_clears_ko():
     b = board_from_ascii(KO)
     b.play(vertex(b, "C3"))
@@ -358,6 +367,19 @@ def test_pat3_codes():
     b.check()
 
 
+def test_repetition_is_seen_through_the_ring():
+    b = board_from_ascii(KO)
+    assert not b.is_repetition()
+    b.play(vertex(b, "C3"))
+    b.play(PASS)
+    assert not b.is_repetition()          # a pass repeats nothing
+    b.play(PASS)
+    b.play(vertex(b, "B3"))               # retaking recreates the set-up position
+    assert b.is_repetition()
+    b.play(vertex(b, "E5"))
+    assert not b.is_repetition()
+
+
 # --- scoring ---
 
 def test_area_score_and_owner_map():
@@ -425,6 +447,28 @@ def test_size_twenty_five():
 def test_bad_sizes(size):
     with pytest.raises((ValueError, TypeError)):
         Board(size)
+
+
+def test_python_api_properties():
+    b = Board(9, komi=6.5)
+    assert (b.size, b.komi, b.to_play, b.ko_point, b.last_move, b.move_number, b.captures) == (9, 6.5, BLACK, 0, 0, 0, (0, 0))
+    b.to_play = WHITE
+    b.play(b.point(4, 4))
+    assert b.color_at(b.point(4, 4)) == WHITE and b.to_play == BLACK
+    b.play(b.point(2, 2), WHITE)          # out of turn is allowed
+    assert b.to_play == BLACK and b.move_number == 2
+    b.play(PASS)
+    assert b.last_move == PASS and b.to_play == WHITE
+    assert sorted(b.owner_map().ravel().tolist()) == [2] * 81
+    b.setup(black=[b.point(0, 0)], empty=[b.point(4, 4)])
+    assert b.color_at(b.point(4, 4)) == EMPTY and b.color_at(b.point(0, 0)) == BLACK
+    b.check()
+    with pytest.raises(ValueError):
+        b.setup(black=[0])
+    with pytest.raises(TypeError):
+        b.play("D4")
+    with pytest.raises(ValueError):
+        b.play(b.point(1, 1), 3)
 
 
 def test_coordinates_and_constants():
@@ -567,6 +611,8 @@ def random_game(size: int, seed: int, n_moves: int, pass_rate: float, queries_ev
         if queries_every and i % queries_every == 0:
             compare_queries(b, ref, c)
         legal = [p for p in b.points() if ref.legal(p, c, c)]
+        mask = b.legal_points()
+        assert [p for p, ok in zip(b.points(), mask) if ok] == legal == [p for p in b.points() if b.is_legal(p)]
         if not legal or rng.random() < pass_rate:
             b.play(PASS)
             ref.ko = 0
@@ -586,7 +632,7 @@ def random_game(size: int, seed: int, n_moves: int, pass_rate: float, queries_ev
 @settings(max_examples=25, deadline=None)
 @given(size=st.integers(5, 9), seed=st.integers(0, 2**32 - 1), pass_rate=st.sampled_from([0.0, 0.05, 0.3]))
 def test_random_play_keeps_every_invariant(size, seed, pass_rate):
-    random_game(size, seed, n_moves=size * size * 2, pass_rate=pass_rate)
+    random_game(size, seed, n_moves=size * size * 2, pass_rate=pass_rate, queries_every=17)
 
 
 @pytest.mark.parametrize("size,seed", [(5, 1), (7, 2), (9, 3)])
