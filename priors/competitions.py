@@ -1,0 +1,148 @@
+"""Training cases in the generalized Bradley-Terry form: competitions between teams of feature levels.
+
+One position is one competition. Each candidate move (every legal point, and pass) is a team: one
+level per feature group, level 0 meaning "no level of this group applies" (its gamma is fixed at 1).
+Identical teams of one competition are stored once with a multiplicity, which keeps the whole training
+set in memory (Coulom's MM and its users hold every competition in RAM). The expert move's team is the
+winner.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Iterable, Sequence
+
+import numpy as np
+
+
+@dataclass
+class Competitions:
+    """Competitions stored flat: team t is `levels[t]`, standing for `mult[t]` candidate moves;
+    competition j owns teams `starts[j]:starts[j+1]` and was won by team `winners[j]`."""
+
+    levels: np.ndarray        # (T, G) uint16 or int32: level of each feature group per team
+    mult: np.ndarray          # (T,) int32: identical candidate moves the team stands for
+    starts: np.ndarray        # (J + 1,) int64
+    winners: np.ndarray       # (J,) int64: absolute index of the winning team
+    move_numbers: np.ndarray  # (J,) int32: move number of the position (for per-phase figures)
+
+    def __len__(self) -> int:
+        return len(self.winners)
+
+    @property
+    def n_groups(self) -> int:
+        return self.levels.shape[1]
+
+    def win_counts(self, group: int, n_levels: int) -> np.ndarray:
+        """W_i of Coulom (2007): competitions whose winning team has level i of `group`."""
+        return np.bincount(self.levels[self.winners, group], minlength=n_levels).astype(np.float64)
+
+    def nbytes(self) -> int:
+        return sum(a.nbytes for a in (self.levels, self.mult, self.starts, self.winners, self.move_numbers))
+
+
+class CompetitionBuilder:
+    """Collects competitions one position at a time, merging identical teams within each."""
+
+    def __init__(self, level_counts: Sequence[int], dtype=np.uint16):
+        self.level_counts = np.asarray(level_counts, dtype=np.int64)
+        self.n_groups = len(self.level_counts)
+        self.dtype = np.dtype(dtype)
+        if self.level_counts.max(initial=1) - 1 > np.iinfo(self.dtype).max:
+            raise ValueError(f"levels up to {self.level_counts.max() - 1} do not fit in {self.dtype}")
+        # Teams are merged by an exact mixed-radix code of their levels when it fits in int64.
+        radix = np.cumprod(np.concatenate([[1], self.level_counts[:-1]])).astype(object)
+        fits = int(np.prod(self.level_counts.astype(object))) < 2 ** 63
+        self._radix = radix.astype(np.int64) if fits else None
+        self._levels: list[np.ndarray] = []
+        self._mult: list[np.ndarray] = []
+        self._sizes: list[int] = []
+        self._winners: list[int] = []
+        self._moves: list[int] = []
+
+    def add(self, levels: np.ndarray, winner: int, move_number: int = 0) -> None:
+        """Add one competition: `levels` (n_candidates, G), the expert move at row `winner`."""
+        if levels.ndim != 2 or levels.shape[1] != self.n_groups:
+            raise ValueError(f"levels must have shape (n, {self.n_groups}), got {levels.shape}")
+        if not 0 <= winner < len(levels):
+            raise ValueError(f"winner {winner} out of range for {len(levels)} candidates")
+        if np.any(levels >= self.level_counts) or np.any(levels < 0):
+            raise ValueError("a level is out of range for its group")
+        if self._radix is not None:
+            _, first, inverse, counts = np.unique(levels @ self._radix, return_index=True,
+                                                  return_inverse=True, return_counts=True)
+            teams = levels[first]
+        else:
+            teams, inverse, counts = np.unique(levels, axis=0, return_inverse=True, return_counts=True)
+        self._levels.append(teams.astype(self.dtype, copy=False))
+        self._mult.append(counts.astype(np.int32))
+        self._winners.append(int(inverse.reshape(-1)[winner]))
+        self._sizes.append(len(teams))
+        self._moves.append(move_number)
+
+    def __len__(self) -> int:
+        return len(self._winners)
+
+    def build(self) -> Competitions:
+        sizes = np.asarray(self._sizes, dtype=np.int64)
+        starts = np.zeros(len(sizes) + 1, dtype=np.int64)
+        np.cumsum(sizes, out=starts[1:])
+        if self._levels:
+            levels = np.ascontiguousarray(np.concatenate(self._levels))
+            mult = np.concatenate(self._mult)
+        else:
+            levels = np.zeros((0, self.n_groups), dtype=self.dtype)
+            mult = np.zeros(0, dtype=np.int32)
+        winners = starts[:-1] + np.asarray(self._winners, dtype=np.int64)
+        return Competitions(levels, mult, starts, winners, np.asarray(self._moves, dtype=np.int32))
+
+
+def concatenate(parts: list[Competitions]) -> Competitions:
+    """Join competition sets (e.g. built by several workers) into one. Empties `parts` as it copies,
+    so that the peak memory is the result plus one part."""
+    if not parts:
+        raise ValueError("nothing to concatenate")
+    dtype = np.result_type(*[p.levels.dtype for p in parts])
+    n_teams = sum(len(p.levels) for p in parts)
+    n_comps = sum(len(p) for p in parts)
+    levels = np.empty((n_teams, parts[0].n_groups), dtype=dtype)
+    mult = np.empty(n_teams, dtype=np.int32)
+    starts = np.zeros(n_comps + 1, dtype=np.int64)
+    winners = np.empty(n_comps, dtype=np.int64)
+    moves = np.empty(n_comps, dtype=np.int32)
+    t = j = 0
+    while parts:
+        p = parts.pop(0)
+        levels[t:t + len(p.levels)] = p.levels
+        mult[t:t + len(p.levels)] = p.mult
+        starts[j + 1:j + len(p) + 1] = p.starts[1:] + t
+        winners[j:j + len(p)] = p.winners + t
+        moves[j:j + len(p)] = p.move_numbers
+        t += len(p.levels)
+        j += len(p)
+    return Competitions(levels, mult, starts, winners, moves)
+
+
+def level_dtype(n_patterns: int):
+    """The narrowest level dtype for a feature set with n_patterns large patterns."""
+    from priors import features
+    return np.uint16 if max(n_patterns + 1, features.N_PAT3 + 1) <= np.iinfo(np.uint16).max else np.int32
+
+
+def build_competitions(positions: Iterable, patterns=None, progress=None) -> Competitions:
+    """One competition per position: the features of all its candidates, won by the expert move.
+
+    Positions whose expert move is not a candidate (an illegal move: cannot happen with records that
+    replay legally) are skipped.
+    """
+    from priors import features
+    extractor = features.Extractor()
+    n_patterns = len(patterns) if patterns is not None else 0
+    builder = CompetitionBuilder(features.level_counts(n_patterns), level_dtype(n_patterns))
+    for pos in positions:
+        index, levels = extractor.extract(pos.board, pos.to_play, patterns)
+        hit = np.flatnonzero(index == pos.move_index)
+        if len(hit) == 1:
+            builder.add(levels, int(hit[0]), pos.move_number)
+        if progress is not None:
+            progress(1)
+    return builder.build()

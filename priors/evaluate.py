@@ -1,0 +1,263 @@
+"""Move-prediction accuracy on games a model never saw:
+`python -m priors.evaluate MODEL [MODEL ...] --data DIR [--split test] [--max-games N]`.
+
+MODEL is a model file (its kind is read from the file) or the name of a prior that needs none
+(`none`, the uniform baseline). Every model scores the same positions through its public
+`evaluate(board, color)`, timed per call, exactly what the search gets. Prints one table and writes
+JSON and PNG plots under `bench/results/`.
+
+Ranks are pessimistic: the expert move's rank is the number of candidate moves whose probability is
+at least the expert move's, so every tie counts against the model. Top-k accuracy is the share of
+positions with rank <= k; the log-likelihood is the natural log of the expert move's probability.
+The 95% interval of top-1 is a bootstrap over games (positions of one game are not independent).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import platform
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from tqdm import tqdm
+
+from priors.base import PRIORS, ModelError, Prior, load_model
+from priors.dataset import DEFAULT_ARCHIVES, DEFAULT_FRACTIONS, GameDataset
+
+TOP_K = 20
+PHASE_MOVES = 30
+N_PHASES = 10               # the last phase holds every move after 270
+TIE_RULE = ("pessimistic: rank = number of candidate moves with probability >= the expert move's "
+            "(ties count against the model)")
+
+
+def load_prior(spec: str) -> tuple[Prior, dict[str, Any]]:
+    """A prior from a model file (kind read from its header) or a registry name needing no file."""
+    if spec in PRIORS and not Path(spec).is_file():
+        return PRIORS[spec](), {"kind": spec}
+    path = Path(spec)
+    if not path.is_file():
+        raise ModelError(f"{spec}: no such model file, and not a prior name ({', '.join(sorted(PRIORS))})")
+    try:
+        with np.load(path, allow_pickle=False) as data:
+            kind = json.loads(str(data["metadata"])).get("kind")
+    except Exception:
+        kind = None
+    if kind not in PRIORS:
+        # load_model gives the precise error (damaged file, no header, unknown kind).
+        load_model(path, str(kind))
+        raise ModelError(f"{path}: holds a {kind!r} model, which no registered prior reads")
+    _, metadata = load_model(path, kind)
+    return PRIORS[kind].load(path), metadata
+
+
+class Scores:
+    """Running per-position results of one model."""
+
+    def __init__(self) -> None:
+        self.rank: list[int] = []
+        self.loglik: list[float] = []
+        self.seconds: list[float] = []
+        self.phase: list[int] = []
+        self.game: list[int] = []
+
+    def add(self, p: np.ndarray, move_index: int, seconds: float, move_number: int, game: int) -> None:
+        expert = p[move_index]
+        self.rank.append(int(np.count_nonzero(p >= expert)))
+        self.loglik.append(float(np.log(expert)) if expert > 0 else float("-inf"))
+        self.seconds.append(seconds)
+        self.phase.append(min((move_number - 1) // PHASE_MOVES, N_PHASES - 1))
+        self.game.append(game)
+
+    def summary(self, rng: np.random.Generator) -> dict[str, Any]:
+        rank = np.asarray(self.rank)
+        ll = np.asarray(self.loglik)
+        ms = np.asarray(self.seconds) * 1e3
+        phase = np.asarray(self.phase)
+        top_k = [float(np.mean(rank <= k)) for k in range(1, TOP_K + 1)]
+        phases = []
+        for k in range(N_PHASES):
+            sel = phase == k
+            label = f"{k * PHASE_MOVES + 1}-{(k + 1) * PHASE_MOVES}" if k < N_PHASES - 1 else f"{k * PHASE_MOVES + 1}+"
+            phases.append({"moves": label, "positions": int(sel.sum()),
+                           "top1": float(np.mean(rank[sel] == 1)) if sel.any() else None})
+        return {
+            "positions": int(len(rank)),
+            "top_k": top_k,
+            "top1": top_k[0],
+            "top1_ci95": bootstrap_top1(rank == 1, np.asarray(self.game), rng),
+            "mean_loglik": float(np.mean(ll[np.isfinite(ll)])),
+            "zero_probability_experts": int(np.sum(~np.isfinite(ll))),
+            "mean_rank": float(rank.mean()),
+            "phases": phases,
+            "ms_per_position": {"mean": float(ms.mean()), "median": float(np.median(ms)),
+                                "p90": float(np.percentile(ms, 90))},
+        }
+
+
+def bootstrap_top1(hits: np.ndarray, games: np.ndarray, rng: np.random.Generator, n: int = 1000) -> list[float]:
+    """95% interval of the top-1 share, resampling whole games."""
+    ids, inverse = np.unique(games, return_inverse=True)
+    per_hits = np.bincount(inverse, weights=hits.astype(float), minlength=len(ids))
+    per_n = np.bincount(inverse, minlength=len(ids)).astype(float)
+    picks = rng.integers(0, len(ids), size=(n, len(ids)))
+    shares = per_hits[picks].sum(axis=1) / per_n[picks].sum(axis=1)
+    return [float(np.percentile(shares, 2.5)), float(np.percentile(shares, 97.5))]
+
+
+def evaluate_models(models: list[tuple[str, Prior]], dataset: GameDataset, progress: bool = True) -> list[Scores]:
+    scores = [Scores() for _ in models]
+    game_index: dict[str, int] = {}
+    n_games = len(dataset.game_ids())
+    bar = tqdm(total=n_games, desc="evaluate", unit="game", file=sys.stderr, disable=not progress,
+               dynamic_ncols=True)
+    for game_id, data in dataset.games():
+        for pos in dataset.positions_of(game_id, data):
+            g = game_index.setdefault(pos.game_id, len(game_index))
+            for (_, prior), sc in zip(models, scores):
+                start = time.perf_counter()
+                p = prior.evaluate(pos.board, pos.to_play)
+                sc.add(p, pos.move_index, time.perf_counter() - start, pos.move_number, g)
+        bar.update(1)
+    bar.close()
+    return scores
+
+
+def machine() -> dict[str, Any]:
+    import os
+    return {"node": platform.node(), "processor": platform.processor() or platform.machine(),
+            "python": platform.python_version(), "cpus": os.cpu_count(),
+            "load_average": list(os.getloadavg()) if hasattr(os, "getloadavg") else None}
+
+
+def commit() -> str:
+    try:
+        out = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
+                             cwd=Path(__file__).resolve().parent, timeout=10)
+        return out.stdout.strip() or "unknown"
+    except (OSError, subprocess.SubprocessError):
+        return "unknown"
+
+
+def table(results: list[dict[str, Any]]) -> str:
+    lines = [f"{'model':28s} {'top1':>6s} {'95% CI':>14s} {'top5':>6s} {'top10':>6s} {'top20':>6s} "
+             f"{'loglik':>7s} {'ms/pos':>7s}"]
+    for r in results:
+        s = r["scores"]
+        lo, hi = s["top1_ci95"]
+        lines.append(f"{r['label'][:28]:28s} {s['top1'] * 100:5.1f}% {lo * 100:6.1f}-{hi * 100:4.1f}% "
+                     f"{s['top_k'][4] * 100:5.1f}% {s['top_k'][9] * 100:5.1f}% {s['top_k'][19] * 100:5.1f}% "
+                     f"{s['mean_loglik']:7.3f} {s['ms_per_position']['mean']:7.3f}")
+    phases = [p["moves"] for p in results[0]["scores"]["phases"]]
+    lines.append("top-1 by game phase (moves): " + "  ".join(phases))
+    for r in results:
+        cells = [f"{p['top1'] * 100:.1f}" if p["top1"] is not None else "-" for p in r["scores"]["phases"]]
+        lines.append(f"  {r['label'][:26]:26s} " + "  ".join(cells))
+    return "\n".join(lines)
+
+
+def plot(results: list[dict[str, Any]], stem: Path) -> list[str]:
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    files = []
+    fig, ax = plt.subplots(figsize=(6, 4))
+    for r in results:
+        ax.plot(range(1, TOP_K + 1), [100 * v for v in r["scores"]["top_k"]], marker="o", ms=3, label=r["label"])
+    ax.set_xlabel("k")
+    ax.set_ylabel("expert move in top k (%)")
+    ax.set_title("Cumulative move-prediction accuracy (ties pessimistic)")
+    ax.set_xticks(range(1, TOP_K + 1, 2))
+    ax.grid(alpha=0.3)
+    ax.legend()
+    fig.tight_layout()
+    files.append(str(stem) + "-topk.png")
+    fig.savefig(files[-1], dpi=120)
+    plt.close(fig)
+    fig, ax = plt.subplots(figsize=(6, 4))
+    width = 0.8 / len(results)
+    for i, r in enumerate(results):
+        phases = r["scores"]["phases"]
+        ax.bar(np.arange(len(phases)) + i * width, [100 * (p["top1"] or 0) for p in phases], width, label=r["label"])
+    ax.set_xticks(np.arange(len(phases)) + 0.4 - width / 2)
+    ax.set_xticklabels([p["moves"] for p in results[0]["scores"]["phases"]], rotation=45, fontsize=8)
+    ax.set_xlabel("moves")
+    ax.set_ylabel("top-1 (%)")
+    ax.set_title("Top-1 accuracy by game phase")
+    ax.legend(loc="lower right", framealpha=0.9)
+    fig.tight_layout()
+    files.append(str(stem) + "-phase.png")
+    fig.savefig(files[-1], dpi=120)
+    plt.close(fig)
+    return files
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m priors.evaluate", description=__doc__.splitlines()[0])
+    parser.add_argument("models", nargs="+", help="model files (.npz) or prior names such as none")
+    parser.add_argument("--data", default="../shared/data", help="directory of the game archives")
+    parser.add_argument("--archives", nargs="+", default=list(DEFAULT_ARCHIVES))
+    parser.add_argument("--split", default="test", choices=["train", "validation", "test"])
+    parser.add_argument("--fractions", nargs=3, type=float, default=list(DEFAULT_FRACTIONS))
+    parser.add_argument("--max-games", type=int, default=None, help="games of the split (default: all)")
+    parser.add_argument("--sample", type=float, default=1.0, help="probability of scoring a position")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--size", type=int, default=19, help="board size of the games scored")
+    parser.add_argument("--out", default="bench/results", help="directory for the JSON and PNG results")
+    parser.add_argument("--name", default="", help="results file stem (default: predict-<models>)")
+    parser.add_argument("--quiet", action="store_true", help="no progress bar")
+    args = parser.parse_args(argv)
+    try:
+        models = []
+        for spec in args.models:
+            prior, metadata = load_prior(spec)
+            models.append((spec, prior, metadata))
+        dataset = GameDataset(args.data, args.archives, args.split, args.fractions, args.sample,
+                              "none", args.seed, args.max_games, args.size)
+        started = time.time()
+        scores = evaluate_models([(s, p) for s, p, _ in models], dataset, not args.quiet)
+    except (ValueError, OSError) as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2
+    if not scores or not scores[0].rank:
+        print("error: no positions to score (empty split?)", file=sys.stderr)
+        return 2
+    rng = np.random.default_rng(args.seed)
+    results = []
+    for (spec, prior, metadata), sc in zip(models, scores):
+        trained = {k: metadata.get(k) for k in ("train_games", "n_patterns", "n_competitions", "validation",
+                                                "digest") if k in metadata}
+        results.append({"label": Path(spec).stem if Path(spec).is_file() else spec, "model": spec,
+                        "kind": metadata.get("kind"), "trained": trained, "scores": sc.summary(rng)})
+    report = {
+        "question": "move prediction on unseen games",
+        "command": "python -m priors.evaluate " + " ".join(argv if argv is not None else sys.argv[1:]),
+        "commit": commit(),
+        "date": time.strftime("%Y-%m-%d %H:%M:%S"),
+        "machine": machine(),
+        "seconds": round(time.time() - started, 1),
+        "tie_rule": TIE_RULE,
+        "data": {"data_dir": str(args.data), "archives": args.archives, "split": args.split,
+                 "fractions": args.fractions, "games": dataset.stats.games, "positions": dataset.stats.positions,
+                 "skipped": dict(dataset.stats.skipped), "sample": args.sample, "seed": args.seed,
+                 "max_games": args.max_games, "size": args.size},
+        "results": results,
+    }
+    print(f"{dataset.stats.games} games, {dataset.stats.positions} positions of the {args.split} split; "
+          f"ties broken pessimistically")
+    print(table(results))
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    stem = out / (args.name or "predict-" + "-".join(r["label"] for r in results))
+    Path(str(stem) + ".json").write_text(json.dumps(report, indent=1))
+    files = plot(results, stem)
+    print(f"wrote {stem}.json, " + ", ".join(files))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,537 @@
+# priors/features.pyx: move features for every candidate of a position, in one nogil pass.
+"""Move features shared by training and play.
+
+`extract(board, color, patterns)` returns, for every candidate move of `color` (each legal point in
+row-major order from row 0, then pass), its row-major index (N*N for pass) and one level per feature
+group (`GROUPS`); level 0 means that no level of the group applies. Colours are own/opponent relative
+to `color`. The groups and their levels are those of the decision-forests spec (Table 5.1, Coulom
+2007) and the FBT spec section 2:
+
+- distances: circular distance d(dx, dy) = |dx| + |dy| + max(|dx|, |dy|) (adjacent 2, diagonal 3),
+  and the common-fate-graph distance (Friedenbach 1980: a chain is one node, each step costs 1);
+  not set when the move referred to is a pass or absent.
+- 3x3 shapes: the board's 16-bit neighbourhood code, with colours made own/opponent, reduced to its
+  minimum over the 8 symmetries and numbered densely over the shapes that can occur.
+- large circular patterns: every point at d <= s for s = 2..14 (size 2 is the cross, 3 the 3x3
+  block, 14 has 140 points), each in one of 4 states (empty, own, opponent, off-board), hashed with
+  Zobrist keys in a fixed point order (by distance, then angle) and reduced to the minimum over the 8
+  symmetries. The level is the largest size whose key is in the harvested set (a harvested pattern's
+  sub-patterns were seen at least as often, so the search stops at the first miss).
+- ladders: read by `priors.ladder` (atari-only attacker, bounded; unproven means "not caught").
+"""
+from libc.stdint cimport int16_t, int32_t, int64_t, uint8_t, uint16_t, uint64_t
+from libc.stdlib cimport free, malloc
+from libc.string cimport memset
+
+import numpy as np
+
+from engine cimport board
+from engine.board cimport BLACK, EDGE, EMPTY, PASS, WHITE, Board, BoardState, color_t, point_t
+from priors.ladder cimport is_attack_working, is_caught, ladder_free, ladder_init
+
+GROUPS = ("pass", "capture", "extension", "self_atari", "atari", "border", "dist_last", "dist_last2",
+          "cfg_last", "cfg_last2", "pat3", "pattern")
+PATTERN_SIZES = tuple(range(PATTERN_MIN_SIZE, PATTERN_MAX_SIZE + 1))
+# Levels per group, level 0 included; pat3 and pattern are filled in below / by the pattern set.
+_FIXED_LEVELS = (3, 7, 3, 3, 4, 5, 17, 18, 11, 12, 0, 0)
+ZOBRIST_SEED = 0x7E5A1D5EED
+
+
+# --- 3x3 shapes --------------------------------------------------------------------------------
+
+# The board's pat3 code: bits 2k..2k+1 hold the k-th 8-neighbour in this (row, col) offset order.
+_PAT3_CELLS = ((1, -1), (1, 0), (1, 1), (0, -1), (0, 1), (-1, -1), (-1, 0), (-1, 1))
+
+cdef int16_t PAT3_CLASS[2][65536]     # [color - 1][code] -> class, -1 for codes that cannot occur
+
+
+def _symmetry(int t, int dr, int dc):
+    """The t-th of the 8 symmetries of the square (t in 0..7) applied to an offset."""
+    if t & 4:
+        dr, dc = dc, dr
+    if t & 1:
+        dr = -dr
+    if t & 2:
+        dc = -dc
+    return dr, dc
+
+
+def _pat3_permutations():
+    index = {cell: k for k, cell in enumerate(_PAT3_CELLS)}
+    return [[index[_symmetry(t, *cell)] for cell in _PAT3_CELLS] for t in range(8)]
+
+
+def _edge_masks():
+    """Sets of off-board cells a point can have: none, one side, or two adjacent sides (a corner)."""
+    sides = {"top": {0, 1, 2}, "bottom": {5, 6, 7}, "left": {0, 3, 5}, "right": {2, 4, 7}}
+    masks = [frozenset()] + [frozenset(s) for s in sides.values()]
+    for a, b in (("top", "left"), ("top", "right"), ("bottom", "left"), ("bottom", "right")):
+        masks.append(frozenset(sides[a] | sides[b]))
+    return masks
+
+
+def _init_pat3():
+    perms = _pat3_permutations()
+    codes = np.arange(65536, dtype=np.int64)
+    cells = (codes[:, None] >> (2 * np.arange(8))) & 3                  # (65536, 8)
+    valid = np.zeros(65536, dtype=bool)
+    for mask in _edge_masks():
+        edge = np.zeros(8, dtype=bool)
+        edge[list(mask)] = True
+        valid |= np.all((cells == EDGE) == edge, axis=1)
+    canonical = np.full(65536, np.iinfo(np.int64).max, dtype=np.int64)
+    for perm in perms:
+        moved = np.zeros(65536, dtype=np.int64)
+        for k in range(8):
+            moved |= cells[:, k] << (2 * perm[k])
+        np.minimum(canonical, moved, out=canonical)
+    classes = np.unique(canonical[valid])
+    cls = np.full(65536, -1, dtype=np.int64)
+    cls[valid] = np.searchsorted(classes, canonical[valid])
+    swapped_cells = np.where(cells == BLACK, WHITE, np.where(cells == WHITE, BLACK, cells))
+    swapped = (swapped_cells << (2 * np.arange(8))).sum(axis=1)
+    cdef int code
+    for code in range(65536):
+        PAT3_CLASS[0][code] = cls[code]
+        PAT3_CLASS[1][code] = cls[swapped[code]]
+    return len(classes)
+
+
+N_PAT3 = _init_pat3()
+
+
+def pat3_class(int code, int color) -> int:
+    """Canonical 3x3 class of a board pat3 code seen by `color` to move (-1 if it cannot occur)."""
+    if not 0 <= code < 65536 or color not in (BLACK, WHITE):
+        raise ValueError("code must be in 0..65535 and color BLACK or WHITE")
+    return PAT3_CLASS[color - 1][code]
+
+
+# --- large circular patterns -------------------------------------------------------------------
+
+cdef int32_t SYM_OFFSET[8][PATTERN_POINTS]   # grid offset of the k-th pattern point, per symmetry
+cdef int PREFIX_END[N_PATTERN_SIZES]         # points of the size-s pattern: 0 .. PREFIX_END[s - 2] - 1
+cdef uint64_t ZOBRIST[PATTERN_POINTS][4]
+cdef uint64_t SIZE_KEY[N_PATTERN_SIZES]
+
+
+def circular_distance(int dr, int dc) -> int:
+    """d(dx, dy) = |dx| + |dy| + max(|dx|, |dy|)."""
+    dr, dc = abs(dr), abs(dc)
+    return dr + dc + max(dr, dc)
+
+
+def _pattern_points():
+    """Offsets at circular distance 2..14 around the centre, by distance then angle."""
+    import math
+    pts = [(dr, dc) for dr in range(-7, 8) for dc in range(-7, 8)
+           if 2 <= circular_distance(dr, dc) <= PATTERN_MAX_SIZE]
+    return sorted(pts, key=lambda o: (circular_distance(*o), math.atan2(o[0], o[1]) % (2 * math.pi)))
+
+
+def _splitmix64(state):
+    mask = (1 << 64) - 1
+    while True:
+        state = (state + 0x9E3779B97F4A7C15) & mask
+        z = state
+        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & mask
+        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & mask
+        yield z ^ (z >> 31)
+
+
+def _init_patterns():
+    points = _pattern_points()
+    assert len(points) == PATTERN_POINTS, len(points)
+    cdef int t, k, s
+    for t in range(8):
+        for k, (dr, dc) in enumerate(points):
+            dr, dc = _symmetry(t, dr, dc)
+            SYM_OFFSET[t][k] = dr * GRID_STRIDE + dc
+    for s in range(N_PATTERN_SIZES):
+        PREFIX_END[s] = sum(1 for o in points if circular_distance(*o) <= s + PATTERN_MIN_SIZE)
+    keys = _splitmix64(ZOBRIST_SEED)
+    for k in range(PATTERN_POINTS):
+        for t in range(4):
+            ZOBRIST[k][t] = next(keys)
+    for s in range(N_PATTERN_SIZES):
+        SIZE_KEY[s] = next(keys)
+    return tuple(PREFIX_END[s] for s in range(N_PATTERN_SIZES))
+
+
+PATTERN_SIZE_POINTS = _init_patterns()   # points per size 2..14: 4, 8, 12, 20, ..., 140
+
+
+cdef void build_grid(Workspace* w, const BoardState* b, color_t c) noexcept nogil:
+    cdef int r, col, n = b.size
+    cdef color_t x
+    memset(w.grid, 3, GRID_POINTS)
+    for r in range(n):
+        for col in range(n):
+            x = b.color[(r + 1) * b.stride + col + 1]
+            w.grid[(r + GRID_MARGIN) * GRID_STRIDE + col + GRID_MARGIN] = 0 if x == EMPTY else (1 if x == c else 2)
+
+
+cdef inline void hash_ring(const uint8_t* grid, int q, int start, int end, uint64_t* h) noexcept nogil:
+    """XOR the keys of pattern points start..end-1 around grid cell q into h[t], per symmetry t."""
+    cdef int t, k
+    for t in range(8):
+        for k in range(start, end):
+            h[t] ^= ZOBRIST[k][grid[q + SYM_OFFSET[t][k]]]
+
+
+cdef inline uint64_t min8(const uint64_t* h) noexcept nogil:
+    cdef uint64_t m = h[0]
+    cdef int t
+    for t in range(1, 8):
+        if h[t] < m:
+            m = h[t]
+    return m
+
+
+cdef void pattern_keys(const Workspace* w, int row, int col, uint64_t* out) noexcept nogil:
+    cdef uint64_t h[8]
+    cdef int s, start = 0, q = (row + GRID_MARGIN) * GRID_STRIDE + col + GRID_MARGIN
+    memset(h, 0, sizeof(h))
+    for s in range(N_PATTERN_SIZES):
+        hash_ring(w.grid, q, start, PREFIX_END[s], h)
+        start = PREFIX_END[s]
+        out[s] = min8(h) ^ SIZE_KEY[s]
+
+
+cdef inline int64_t table_find(const PatternTable* pt, uint64_t key) noexcept nogil:
+    cdef int64_t i = <int64_t>(key & <uint64_t>pt.mask)
+    while pt.values[i] >= 0:
+        if pt.keys[i] == key:
+            return pt.values[i]
+        i = (i + 1) & pt.mask
+    return -1
+
+
+cdef int32_t pattern_level(const Workspace* w, const PatternTable* pt, int row, int col) noexcept nogil:
+    """1 + index of the largest harvested pattern around (row, col), 0 if none."""
+    cdef uint64_t h[8]
+    cdef int s, start = 0, q = (row + GRID_MARGIN) * GRID_STRIDE + col + GRID_MARGIN
+    cdef int64_t found
+    cdef int32_t level = 0
+    memset(h, 0, sizeof(h))
+    for s in range(N_PATTERN_SIZES):
+        hash_ring(w.grid, q, start, PREFIX_END[s], h)
+        start = PREFIX_END[s]
+        found = table_find(pt, min8(h) ^ SIZE_KEY[s])
+        if found < 0:
+            break
+        level = <int32_t>found + 1
+    return level
+
+
+# --- tactical features -------------------------------------------------------------------------
+
+cdef void cfg_distances(const BoardState* b, point_t start, int16_t* dist, point_t* queue) noexcept nogil:
+    """Common-fate-graph distance from `start` (its whole chain, if a stone, is at 0), up to CFG_CAP."""
+    cdef int head = 0, tail = 0, k, n_points = b.stride * b.stride
+    cdef point_t u, v, x
+    cdef int16_t du
+    cdef point_t nbr[4]
+    for k in range(n_points):
+        dist[k] = CFG_CAP
+    if b.color[start] == BLACK or b.color[start] == WHITE:
+        x = b.group[start]
+        while x != 0:
+            dist[x] = 0
+            queue[tail] = x
+            tail += 1
+            x = b.next_stone[x]
+    else:
+        dist[start] = 0
+        queue[tail] = start
+        tail += 1
+    while head < tail:
+        u = queue[head]
+        head += 1
+        du = dist[u] + 1
+        if du >= CFG_CAP:
+            continue
+        nbr[0] = u - 1
+        nbr[1] = u + 1
+        nbr[2] = u - b.stride
+        nbr[3] = u + b.stride
+        for k in range(4):
+            v = nbr[k]
+            if b.color[v] == EDGE or dist[v] <= du:
+                continue
+            if b.color[v] == EMPTY:
+                dist[v] = du
+                queue[tail] = v
+                tail += 1
+            else:
+                x = b.group[v]
+                while x != 0:
+                    dist[x] = du
+                    queue[tail] = x
+                    tail += 1
+                    x = b.next_stone[x]
+
+
+cdef inline int circ(int r1, int c1, int r2, int c2) noexcept nogil:
+    cdef int dr = r1 - r2 if r1 > r2 else r2 - r1
+    cdef int dc = c1 - c2 if c1 > c2 else c2 - c1
+    return dr + dc + (dr if dr > dc else dc)
+
+
+cdef bint touches_own_atari(const BoardState* b, point_t g, color_t c) noexcept nogil:
+    """Does a stone of chain g touch a chain of colour c in atari?"""
+    cdef point_t x = g, y
+    cdef point_t nbr[4]
+    cdef int k
+    while x != 0:
+        nbr[0] = x - 1
+        nbr[1] = x + 1
+        nbr[2] = x - b.stride
+        nbr[3] = x + b.stride
+        for k in range(4):
+            y = nbr[k]
+            if b.color[y] == c and b.groups[b.group[y]].n_libs == 1:
+                return True
+        x = b.next_stone[x]
+    return False
+
+
+cdef int capture_level(Workspace* w, const BoardState* b, point_t p, point_t g, color_t c,
+                       const point_t* nbr) noexcept nogil:
+    """Level of capturing chain g (in atari, liberty p) by c: the highest of Table 5.1 that applies."""
+    cdef point_t last = b.last_move
+    cdef int k
+    if touches_own_atari(b, g, c):
+        return 6 if b.groups[g].n_stones >= 10 else 5
+    if last > 0 and b.color[last] == 3 - c:
+        if b.group[last] == g:
+            return 4
+        for k in range(4):
+            if b.group[nbr[k]] == b.group[last] and b.color[nbr[k]] == 3 - c:
+                return 3
+    if is_caught(&w.ladder, b, g):
+        return 2
+    return 1
+
+
+cdef void tactical_levels(Workspace* w, const BoardState* b, point_t p, color_t c, int32_t* lv) noexcept nogil:
+    cdef color_t o = 3 - c
+    cdef point_t nbr[4]
+    cdef point_t seen[4]
+    cdef point_t g, y
+    cdef int k, j, n_seen = 0, level, n, size
+    cdef bint played = False, dup
+    nbr[0] = p - 1
+    nbr[1] = p + 1
+    nbr[2] = p - b.stride
+    nbr[3] = p + b.stride
+    for k in range(4):
+        y = nbr[k]
+        if b.color[y] != BLACK and b.color[y] != WHITE:
+            continue
+        g = b.group[y]
+        dup = False
+        for j in range(n_seen):
+            dup = dup or seen[j] == g
+        if dup:
+            continue
+        seen[n_seen] = g
+        n_seen += 1
+        n = b.groups[g].n_libs
+        if b.color[y] == o and n == 1:
+            level = capture_level(w, b, p, g, c, nbr)
+            if level > lv[G_CAPTURE]:
+                lv[G_CAPTURE] = level
+        elif b.color[y] == o and n == 2:
+            level = 2 if b.ko_point != 0 else 1
+            if lv[G_ATARI] < 3:
+                if not played:
+                    w.after = b[0]
+                    board.play(&w.after, p, c)
+                    played = True
+                if w.after.group[y] != 0 and w.after.groups[w.after.group[y]].n_libs == 1 \
+                        and is_caught(&w.ladder, &w.after, y):
+                    level = 3
+            if level > lv[G_ATARI]:
+                lv[G_ATARI] = level
+        elif b.color[y] == c and n == 1 and lv[G_EXTENSION] == 0:
+            n = board.libs_after(b, p, c, 3)
+            if n >= 3:
+                lv[G_EXTENSION] = 1
+            elif n <= 1:
+                lv[G_EXTENSION] = 2
+            else:
+                if not played:
+                    w.after = b[0]
+                    board.play(&w.after, p, c)
+                    played = True
+                lv[G_EXTENSION] = 2 if is_attack_working(&w.ladder, &w.after, p) else 1
+    size = board.self_atari_size(b, p, c)
+    if size > 0:
+        lv[G_SELF_ATARI] = 1 if size <= 5 else 2
+
+
+cdef int workspace_init(Workspace* w) noexcept nogil:
+    return ladder_init(&w.ladder)
+
+
+cdef void workspace_free(Workspace* w) noexcept nogil:
+    ladder_free(&w.ladder)
+
+
+cdef int extract(Workspace* w, const BoardState* b, color_t c, const PatternTable* pt,
+                 int32_t* index, int32_t* levels) noexcept nogil:
+    cdef int n = b.size, r, col, k, i = 0, d, line
+    cdef point_t p, last = b.last_move, last2 = b.last_move2
+    cdef bint has_last = last > 0 and b.color[last] != EDGE
+    cdef bint has_last2 = last2 > 0 and b.color[last2] != EDGE
+    cdef int rl = 0, cl = 0, rl2 = 0, cl2 = 0
+    cdef int32_t* lv
+    cdef bint use_patterns = pt != NULL and pt.n > 0
+    if has_last:
+        rl = last // b.stride - 1
+        cl = last % b.stride - 1
+        cfg_distances(b, last, w.cfg_last, w.queue)
+    if has_last2:
+        rl2 = last2 // b.stride - 1
+        cl2 = last2 % b.stride - 1
+        cfg_distances(b, last2, w.cfg_last2, w.queue)
+    if use_patterns:
+        build_grid(w, b, c)
+    for r in range(n):
+        for col in range(n):
+            p = (r + 1) * b.stride + col + 1
+            if b.color[p] != EMPTY or not board.is_legal(b, p, c):
+                continue
+            index[i] = r * n + col
+            lv = levels + i * N_GROUPS
+            for k in range(N_GROUPS):
+                lv[k] = 0
+            tactical_levels(w, b, p, c, lv)
+            line = min(min(r, col), min(n - 1 - r, n - 1 - col)) + 1
+            if line <= 4:
+                lv[G_BORDER] = line
+            if has_last:
+                d = circ(r, col, rl, cl)
+                lv[G_DIST_LAST] = (d if d < 17 else 17) - 1 if d >= 2 else 1
+                d = w.cfg_last[p]
+                lv[G_CFG_LAST] = d
+            if has_last2:
+                d = circ(r, col, rl2, cl2)
+                lv[G_DIST_LAST2] = 1 if d == 0 else (d if d < 17 else 17)
+                lv[G_CFG_LAST2] = w.cfg_last2[p] + 1
+            lv[G_PAT3] = PAT3_CLASS[c - 1][b.pat3[p]] + 1
+            if use_patterns:
+                lv[G_PATTERN] = pattern_level(w, pt, r, col)
+            i += 1
+    index[i] = n * n
+    lv = levels + i * N_GROUPS
+    for k in range(N_GROUPS):
+        lv[k] = 0
+    lv[G_PASS] = 2 if last == PASS else 1
+    return i + 1
+
+
+# --- Python face -------------------------------------------------------------------------------
+
+def level_counts(n_patterns: int = 0) -> np.ndarray:
+    """Levels of each group (level 0 included), in GROUPS order, for a set of n_patterns patterns."""
+    counts = np.array(_FIXED_LEVELS, dtype=np.int64)
+    counts[G_PAT3] = N_PAT3 + 1
+    counts[G_PATTERN] = n_patterns + 1
+    return counts
+
+
+cdef class Extractor:
+    """Scratch memory for feature extraction; one per thread (the module keeps one for callers
+    holding the GIL)."""
+    cdef Workspace* w
+
+    def __cinit__(self):
+        self.w = <Workspace*>malloc(sizeof(Workspace))
+        if self.w == NULL or workspace_init(self.w) != 0:
+            raise MemoryError("feature workspace")
+
+    def __dealloc__(self):
+        if self.w != NULL:
+            workspace_free(self.w)
+            free(self.w)
+
+    def extract(self, Board board, int color, patterns=None):
+        """(index int32 (n,), levels int32 (n, N_GROUPS)) for every candidate move of `color`."""
+        cdef PatternTable pt
+        cdef const uint64_t[::1] keys
+        cdef const int32_t[::1] values
+        cdef int size = board.s.size, n
+        if color != BLACK and color != WHITE:
+            raise ValueError(f"color must be BLACK (1) or WHITE (2), got {color}")
+        pt.n = 0
+        if patterns is not None and len(patterns) > 0:
+            keys = patterns.table_keys
+            values = patterns.table_values
+            pt.keys = &keys[0]
+            pt.values = &values[0]
+            pt.mask = keys.shape[0] - 1
+            pt.n = len(patterns)
+        index = np.empty(size * size + 1, dtype=np.int32)
+        levels = np.empty((size * size + 1, N_GROUPS), dtype=np.int32)
+        cdef int32_t[::1] iv = index
+        cdef int32_t[:, ::1] lv = levels
+        n = extract(self.w, &board.s, <color_t>color, &pt, &iv[0], &lv[0, 0])
+        return index[:n], levels[:n]
+
+    def pattern_keys(self, Board board, int point, int color):
+        """Canonical keys (uint64, sizes 2..14) of the circular patterns around `point` for `color`."""
+        cdef int stride = board.s.stride
+        if color != BLACK and color != WHITE:
+            raise ValueError(f"color must be BLACK (1) or WHITE (2), got {color}")
+        if not (0 < point < stride * stride) or board.s.color[point] == EDGE:
+            raise ValueError(f"point {point} is not on the board")
+        out = np.empty(N_PATTERN_SIZES, dtype=np.uint64)
+        cdef uint64_t[::1] ov = out
+        build_grid(self.w, &board.s, <color_t>color)
+        pattern_keys(self.w, point // stride - 1, point % stride - 1, &ov[0])
+        return out
+
+
+_default = Extractor()
+
+
+def extract_features(Board board, int color, patterns=None):
+    """Features of every candidate move of `color`: (index (n,), levels (n, N_GROUPS)), int32.
+
+    index[i] is the row-major index of candidate i (N*N for pass, always last); levels[i, g] its
+    level in group GROUPS[g]. Not thread-safe: threads make their own `Extractor`.
+    """
+    return _default.extract(board, color, patterns)
+
+
+def pattern_keys_at(Board board, int point, int color):
+    """Canonical circular-pattern keys at `point` for `color`, sizes 2..14 (see Extractor)."""
+    return _default.pattern_keys(board, point, color)
+
+
+def build_table(const uint64_t[::1] keys):
+    """Open-addressing table of `keys` for PatternTable: (table_keys uint64, table_values int32).
+
+    Capacity is a power of two at least twice the number of keys, so probes stay short and every
+    search ends at an empty slot; values hold the key's index in `keys` (-1 in empty slots).
+    """
+    cdef int64_t n = keys.shape[0], cap = 2, i, j
+    while cap < 2 * n + 2:
+        cap *= 2
+    table_keys = np.zeros(cap, dtype=np.uint64)
+    table_values = np.full(cap, -1, dtype=np.int32)
+    cdef uint64_t[::1] tk = table_keys
+    cdef int32_t[::1] tv = table_values
+    with nogil:
+        for j in range(n):
+            i = <int64_t>(keys[j] & <uint64_t>(cap - 1))
+            while tv[i] >= 0:
+                if tk[i] == keys[j]:
+                    break
+                i = (i + 1) & (cap - 1)
+            if tv[i] < 0:
+                tk[i] = keys[j]
+                tv[i] = <int32_t>j
+    return table_keys, table_values

@@ -1,0 +1,244 @@
+"""The `mm` prior: Coulom's (2007) generalized Bradley-Terry model over the shared features.
+
+Every candidate move (each legal point, and pass) is a team of feature levels, one per feature group
+(`priors.features.GROUPS`), and its strength is the product of their gammas,
+gamma_move = prod_g gamma[g, level_g], with level 0 of every group fixed at gamma = 1. A position is a
+competition among its candidates: P(move) = gamma_move / sum_t gamma_t.
+
+Training is minorization-maximization (Hunter 2004, Coulom 2007), one feature group at a time, with
+Coulom's prior of one virtual win and one virtual loss against an opponent of gamma 1:
+
+    gamma_i <- (W_i + 1) / (sum_j C_ij / E_j + 2 / (gamma_i + 1))
+
+where W_i counts the competitions won by a team containing i, E_j = sum_{t in j} gamma_t and
+C_ij = sum_{t in j, t contains i} gamma_t / gamma_i. Levels of one group are never team-mates, so a whole
+group is updated at once; team strengths are then rescaled before the next group.
+"""
+from __future__ import annotations
+
+import hashlib
+from typing import Any, Callable, Iterable
+
+import numpy as np
+
+from priors import _mm, features
+from priors.base import ModelError, Prior
+from priors.competitions import Competitions, build_competitions
+from priors.patterns import PatternSet
+
+MODEL_VERSION = 1
+
+
+def group_offsets(level_counts: np.ndarray) -> np.ndarray:
+    """Start of each group's block in the flat gamma array (levels 0..n-1 of group g)."""
+    offsets = np.zeros(len(level_counts), dtype=np.int64)
+    np.cumsum(level_counts[:-1], out=offsets[1:])
+    return offsets
+
+
+def team_strengths(comps: Competitions, gammas: np.ndarray, offsets: np.ndarray) -> np.ndarray:
+    out = np.empty(len(comps.levels), dtype=np.float64)
+    _mm.team_strengths(comps.levels, offsets, gammas, out)
+    return out
+
+
+def score(comps: Competitions, gammas: np.ndarray, offsets: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per competition: natural log-likelihood of the expert move and its pessimistic rank (ties
+    counted against the expert)."""
+    strengths = team_strengths(comps, gammas, offsets)
+    loglik = np.empty(len(comps), dtype=np.float64)
+    rank = np.empty(len(comps), dtype=np.int32)
+    _mm.competition_scores(comps.mult, comps.starts, comps.winners, strengths, loglik, rank)
+    return loglik, rank
+
+
+def fit_gammas(comps: Competitions, level_counts: np.ndarray, n_iterations: int = 100,
+               tolerance: float = 1e-4, train_groups: Iterable[int] | None = None,
+               callback: Callable[[int, float, np.ndarray], None] | None = None) -> np.ndarray:
+    """Run MM sweeps over `comps` and return the flat gamma array (level 0 of each group = 1).
+
+    Stops after `n_iterations` sweeps or when the mean log-likelihood per competition improves by
+    less than `tolerance`. Groups not in `train_groups` keep gamma = 1. `callback(sweep, mean_loglik,
+    gammas)` is called after each sweep with the log-likelihood measured at its start.
+    """
+    level_counts = np.asarray(level_counts, dtype=np.int64)
+    if comps.n_groups != len(level_counts):
+        raise ValueError(f"competitions have {comps.n_groups} groups, level_counts {len(level_counts)}")
+    if len(comps) == 0:
+        raise ValueError("no competitions to fit")
+    if int(comps.levels.max(initial=0)) >= int(level_counts.max()):
+        bad = [g for g in range(len(level_counts)) if comps.levels[:, g].max() >= level_counts[g]]
+        raise ValueError(f"levels out of range in groups {bad}")
+    offsets = group_offsets(level_counts)
+    gammas = np.ones(int(level_counts.sum()), dtype=np.float64)
+    groups = list(range(len(level_counts))) if train_groups is None else list(train_groups)
+    wins = {g: comps.win_counts(g, level_counts[g]) for g in groups}
+    previous = -np.inf
+    for sweep in range(n_iterations):
+        strengths = team_strengths(comps, gammas, offsets)
+        loglik = None
+        for g in groups:
+            block = slice(offsets[g], offsets[g] + level_counts[g])
+            denominators = np.zeros(level_counts[g], dtype=np.float64)
+            ll = _mm.accumulate_group(comps.levels, comps.mult, comps.starts, comps.winners, strengths,
+                                      g, denominators)
+            loglik = ll if loglik is None else loglik
+            old = gammas[block].copy()
+            new = (wins[g] + 1.0) / (denominators / old + 2.0 / (old + 1.0))
+            new[0] = 1.0
+            gammas[block] = new
+            _mm.rescale_group(comps.levels, g, new / old, strengths)
+        mean = loglik / len(comps)
+        if callback is not None:
+            callback(sweep, mean, gammas)
+        if mean - previous < tolerance:
+            break
+        previous = mean
+    return gammas
+
+
+class MMPrior(Prior):
+    """Coulom (2007) generalized Bradley-Terry over the shared features, fitted by MM.
+
+    Hyperparameters: `n_iterations` (MM sweeps at most), `tolerance` (stop when the mean log-likelihood
+    per competition improves by less), `groups` (feature groups to train; the others keep gamma = 1),
+    `pattern_min_count` (harvest threshold for large patterns; 0 = no large patterns).
+    Fitted: `gammas_` (flat, level 0 of each group = 1), `level_counts_`, `patterns_`, `history_`.
+    """
+
+    name = "mm"
+
+    def __init__(self, n_iterations: int = 100, tolerance: float = 1e-4,
+                 groups: Iterable[str] | None = None, pattern_min_count: int = 10):
+        self.n_iterations = n_iterations
+        self.tolerance = tolerance
+        self.groups = tuple(features.GROUPS if groups is None else groups)
+        self.pattern_min_count = pattern_min_count
+        unknown = set(self.groups) - set(features.GROUPS)
+        if unknown:
+            raise ValueError(f"groups: unknown feature group(s) {sorted(unknown)}; known: {features.GROUPS}")
+        self.patterns_: PatternSet | None = None
+        self.level_counts_ = features.level_counts(0)
+        self.gammas_ = np.ones(int(self.level_counts_.sum()), dtype=np.float64)
+        self.history_: list[float] = []
+        self.info_: dict[str, Any] = {}
+        self._offsets = group_offsets(self.level_counts_)
+        self._extractor = features.Extractor()
+
+    # --- training ---
+    def fit(self, positions: Iterable, patterns: PatternSet | None = None,
+            callback: Callable[[int, float, np.ndarray], None] | None = None) -> "MMPrior":
+        """Fit on positions (`priors.dataset.Position`); `patterns` is a harvested PatternSet (or None)."""
+        comps = build_competitions(positions, patterns)
+        return self.fit_competitions(comps, patterns, callback)
+
+    def fit_competitions(self, comps: Competitions, patterns: PatternSet | None = None,
+                         callback: Callable[[int, float, np.ndarray], None] | None = None) -> "MMPrior":
+        """Fit on competitions built with the same `patterns` (see `priors.competitions`)."""
+        counts = features.level_counts(len(patterns) if patterns is not None else 0)
+        train = [g for g, name in enumerate(features.GROUPS) if name in self.groups]
+        history: list[float] = []
+
+        def record(sweep: int, loglik: float, gammas: np.ndarray) -> None:
+            history.append(float(loglik))
+            if callback is not None:
+                callback(sweep, loglik, gammas)
+
+        self.gammas_ = fit_gammas(comps, counts, self.n_iterations, self.tolerance, train, record)
+        self.level_counts_ = counts
+        self._offsets = group_offsets(counts)
+        self.patterns_ = patterns
+        self.history_ = history
+        self.info_.update(n_competitions=len(comps), n_teams=int(len(comps.levels)))
+        return self
+
+    # --- prediction ---
+    def strengths(self, board, color: int) -> tuple[np.ndarray, np.ndarray]:
+        """(row-major index of each candidate, pass = N*N, and its gamma) for `color` to move."""
+        index, levels = self._extractor.extract(board, color, self.patterns_)
+        out = np.empty(len(index), dtype=np.float64)
+        _mm.candidate_strengths(levels, self._offsets, self.gammas_, out)
+        return index, out
+
+    def evaluate(self, board, color: int) -> np.ndarray:
+        index, gamma = self.strengths(board, color)
+        p = np.zeros(board.size * board.size + 1, dtype=np.float32)
+        _mm.scatter_probabilities(index, gamma, p)
+        return p
+
+    def gamma_table(self) -> dict[str, list[float]]:
+        """Gammas of each group, level 0 first (for reports)."""
+        return {name: self.gammas_[o:o + n].tolist()
+                for name, o, n in zip(features.GROUPS, self._offsets, self.level_counts_)}
+
+    # --- model file ---
+    def arrays(self) -> dict[str, np.ndarray]:
+        patterns = self.patterns_
+        return {
+            "gammas": self.gammas_,
+            "level_counts": self.level_counts_,
+            "pattern_keys": patterns.keys if patterns is not None else np.zeros(0, np.uint64),
+            "pattern_sizes": patterns.sizes if patterns is not None else np.zeros(0, np.uint8),
+            "pattern_counts": patterns.counts if patterns is not None else np.zeros(0, np.int64),
+        }
+
+    def metadata(self) -> dict[str, Any]:
+        return {
+            "model_version": MODEL_VERSION,
+            "groups": list(features.GROUPS),
+            "trained_groups": list(self.groups),
+            "zobrist_seed": features.ZOBRIST_SEED,
+            "n_iterations": self.n_iterations,
+            "tolerance": self.tolerance,
+            "pattern_min_count": self.pattern_min_count,
+            "history": self.history_,
+            "digest": self.digest(),
+            **self.info_,
+        }
+
+    def digest(self) -> str:
+        """Short hash of the fitted arrays, recorded with benchmark results."""
+        h = hashlib.sha256()
+        for key, value in sorted(self.arrays().items()):
+            h.update(key.encode())
+            h.update(np.ascontiguousarray(value).tobytes())
+        return h.hexdigest()[:16]
+
+    @classmethod
+    def from_arrays(cls, arrays: dict[str, np.ndarray], metadata: dict[str, Any]) -> "MMPrior":
+        def fail(why: str) -> ModelError:
+            return ModelError(f"not a usable mm model: {why}")
+
+        if metadata.get("model_version") != MODEL_VERSION:
+            raise fail(f"model version {metadata.get('model_version')}, expected {MODEL_VERSION}")
+        if metadata.get("groups") != list(features.GROUPS) or metadata.get("zobrist_seed") != features.ZOBRIST_SEED:
+            raise fail("written for another feature set")
+        missing = {"gammas", "level_counts", "pattern_keys", "pattern_sizes"} - set(arrays)
+        if missing:
+            raise fail(f"missing arrays {sorted(missing)}")
+        keys, sizes = arrays["pattern_keys"], arrays["pattern_sizes"]
+        counts = features.level_counts(len(keys))
+        gammas = np.asarray(arrays["gammas"], dtype=np.float64)
+        if not np.array_equal(arrays["level_counts"], counts) or gammas.shape != (counts.sum(),):
+            raise fail("array shapes do not match the feature set")
+        if not np.all(np.isfinite(gammas)) or not np.all(gammas > 0):
+            raise fail("gammas must be finite and positive")
+        try:
+            patterns = PatternSet(keys, sizes, arrays.get("pattern_counts")) if len(keys) else None
+        except ValueError as err:
+            raise fail(str(err)) from None
+        prior = cls(n_iterations=int(metadata.get("n_iterations", 100)),
+                    tolerance=float(metadata.get("tolerance", 1e-4)),
+                    groups=metadata.get("trained_groups"),
+                    pattern_min_count=int(metadata.get("pattern_min_count", 10)))
+        prior.gammas_ = gammas
+        prior.level_counts_ = counts
+        prior._offsets = group_offsets(counts)
+        prior.patterns_ = patterns
+        prior.history_ = list(metadata.get("history", []))
+        prior.info_ = {k: v for k, v in metadata.items() if k not in _OWN_KEYS}
+        return prior
+
+
+_OWN_KEYS = {"kind", "format_version", "model_version", "groups", "trained_groups", "zobrist_seed",
+             "n_iterations", "tolerance", "pattern_min_count", "history", "digest"}

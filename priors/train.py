@@ -1,0 +1,349 @@
+"""Train a prior from expert games: `python -m priors.train CONFIG.yaml [--set key=value ...]`.
+
+Steps: harvest large patterns from the training games, turn sampled training and validation positions
+into competitions, fit MM with a progress bar that shows the training and validation log-likelihood
+per sweep, and write the model file. Game extraction runs in-process, or on a local process pool
+(`n_workers`), or on a Dask cluster (`--scheduler ADDRESS`): games are independent, so each worker
+handles a chunk of them and returns compact arrays.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import platform
+import sys
+import time
+from concurrent.futures import Executor, ProcessPoolExecutor
+from dataclasses import asdict, dataclass, field, fields, replace
+from pathlib import Path
+from typing import Any, Callable, Iterable, Iterator
+
+import numpy as np
+import yaml
+from tqdm import tqdm
+
+from priors import features, mm
+from priors.competitions import Competitions, build_competitions, concatenate
+from priors.dataset import DEFAULT_ARCHIVES, DEFAULT_FRACTIONS, GameDataset
+from priors.patterns import PatternCounter, PatternSet, count_patterns
+
+
+@dataclass(frozen=True)
+class DataConfig:
+    data_dir: str = "../shared/data"       # archives directory (relative to the working directory)
+    archives: tuple = DEFAULT_ARCHIVES     # .tar.xz files of SGF games
+    fractions: tuple = DEFAULT_FRACTIONS   # train / validation / test shares of the games
+    max_games: int = 2000                  # training games (a seeded choice from the train split)
+    sample: float = 0.1                    # probability of keeping a training position
+    augment: str = "none"                  # none | random (one symmetry per game) | all
+    seed: int = 1
+    size: int = 19                         # board size of the games used (others are skipped)
+
+
+@dataclass(frozen=True)
+class PatternConfig:
+    min_count: int = 10                    # keep patterns seen this often at expert moves; 0 = none
+    sample: float = 1.0                    # share of the training games' moves counted
+
+
+@dataclass(frozen=True)
+class MMConfig:
+    n_iterations: int = 100                # MM sweeps at most
+    tolerance: float = 1e-4                # stop when the log-likelihood per competition gains less
+    groups: tuple = tuple(features.GROUPS)  # feature groups to train
+
+
+@dataclass(frozen=True)
+class ValidationConfig:
+    max_games: int = 100                   # validation-split games scored after each sweep
+    sample: float = 0.1
+
+
+@dataclass(frozen=True)
+class TrainConfig:
+    data: DataConfig = field(default_factory=DataConfig)
+    patterns: PatternConfig = field(default_factory=PatternConfig)
+    mm: MMConfig = field(default_factory=MMConfig)
+    validation: ValidationConfig = field(default_factory=ValidationConfig)
+    output: str = "priors/models/mm.npz"
+    n_workers: int = 1                     # processes extracting games; 1 = in this process
+    chunk_games: int = 50                  # games per task sent to a worker
+
+
+def _build(cls, values: Any, where: str):
+    """A config dataclass from a YAML mapping; unknown keys and wrong types name the key."""
+    if values is None:
+        values = {}
+    if not isinstance(values, dict):
+        raise ValueError(f"{where or 'config'}: expected a mapping, got {type(values).__name__}")
+    known = {f.name: f for f in fields(cls)}
+    kwargs = {}
+    for key, value in values.items():
+        name = f"{where}.{key}" if where else key
+        if key not in known:
+            raise ValueError(f"{name}: unknown key; known: {', '.join(known)}")
+        default = getattr(cls(), key)
+        if hasattr(default, "__dataclass_fields__"):
+            kwargs[key] = _build(type(default), value, name)
+        elif isinstance(default, tuple):
+            if isinstance(value, str):
+                value = [value]
+            if not isinstance(value, (list, tuple)):
+                raise ValueError(f"{name}: expected a list, got {value!r}")
+            kwargs[key] = tuple(value)
+        elif isinstance(default, bool) or not isinstance(value, (int, float, str)) or \
+                (isinstance(default, (int, float)) and isinstance(value, (bool, str))) or \
+                (isinstance(default, str) and not isinstance(value, str)):
+            raise ValueError(f"{name}: expected {type(default).__name__}, got {value!r}")
+        elif isinstance(default, int) and not isinstance(value, int):
+            raise ValueError(f"{name}: expected an integer, got {value!r}")
+        else:
+            kwargs[key] = type(default)(value)
+    return cls(**kwargs)
+
+
+def load_config(path: str | Path, overrides: Iterable[str] = ()) -> TrainConfig:
+    """Read and validate a training config; `overrides` are `section.key=value` strings (YAML values)."""
+    try:
+        raw = yaml.safe_load(Path(path).read_text()) or {}
+    except OSError as err:
+        raise ValueError(f"{path}: cannot read config ({err.strerror})") from None
+    except yaml.YAMLError as err:
+        raise ValueError(f"{path}: not valid YAML ({err})") from None
+    if not isinstance(raw, dict):
+        raise ValueError(f"{path}: expected a mapping at the top level")
+    for item in overrides:
+        key, sep, value = item.partition("=")
+        if not sep:
+            raise ValueError(f"--set {item!r}: expected key=value")
+        node = raw
+        *parents, leaf = key.split(".")
+        for part in parents:
+            node = node.setdefault(part, {})
+            if not isinstance(node, dict):
+                raise ValueError(f"--set {key}: {part} is not a section")
+        node[leaf] = yaml.safe_load(value)
+    config = _build(TrainConfig, raw, "")
+    check(config)
+    return config
+
+
+def check(c: TrainConfig) -> None:
+    """Bounds and choices the dataclasses cannot express."""
+    rules = [
+        (c.data.max_games >= 1, "data.max_games", "at least 1"),
+        (0 < c.data.sample <= 1, "data.sample", "a probability in (0, 1]"),
+        (c.data.augment in ("none", "random", "all"), "data.augment", "none, random or all"),
+        (2 <= c.data.size <= 25, "data.size", "a board size in 2..25"),
+        (c.patterns.min_count >= 0, "patterns.min_count", "0 (no large patterns) or more"),
+        (0 < c.patterns.sample <= 1, "patterns.sample", "a probability in (0, 1]"),
+        (c.mm.n_iterations >= 1, "mm.n_iterations", "at least 1"),
+        (c.mm.tolerance >= 0, "mm.tolerance", "non-negative"),
+        (set(c.mm.groups) <= set(features.GROUPS), "mm.groups", f"names from {', '.join(features.GROUPS)}"),
+        (c.validation.max_games >= 0, "validation.max_games", "0 (no validation) or more"),
+        (0 < c.validation.sample <= 1, "validation.sample", "a probability in (0, 1]"),
+        (c.n_workers >= 1, "n_workers", "at least 1"),
+        (c.chunk_games >= 1, "chunk_games", "at least 1"),
+        (len(c.data.fractions) == 3 and abs(sum(c.data.fractions) - 1) < 1e-9, "data.fractions",
+         "three shares summing to 1"),
+    ]
+    for ok, key, what in rules:
+        if not ok:
+            raise ValueError(f"{key}: must be {what}")
+
+
+# --- work on chunks of games (runs in worker processes) ---------------------------------------
+
+def _dataset(data: DataConfig, split: str, sample: float, max_games: int | None) -> GameDataset:
+    return GameDataset(data.data_dir, data.archives, split, data.fractions, sample, data.augment,
+                       data.seed, max_games, data.size)
+
+
+def count_chunk(data: DataConfig, sample: float, games: list[tuple[str, bytes]]):
+    ds = _dataset(data, "train", sample, None)
+    counter = count_patterns(p for gid, raw in games for p in ds.positions_of(gid, raw))
+    return counter, ds.stats
+
+
+def compete_chunk(data: DataConfig, split: str, sample: float, patterns: PatternSet | None,
+                  games: list[tuple[str, bytes]]):
+    ds = _dataset(data, split, sample, None)
+    comps = build_competitions((p for gid, raw in games for p in ds.positions_of(gid, raw)), patterns)
+    return comps, ds.stats
+
+
+def _chunks(games: Iterator[tuple[str, bytes]], size: int) -> Iterator[list[tuple[str, bytes]]]:
+    chunk: list[tuple[str, bytes]] = []
+    for game in games:
+        chunk.append(game)
+        if len(chunk) == size:
+            yield chunk
+            chunk = []
+    if chunk:
+        yield chunk
+
+
+def run_chunks(executor: Executor | None, fn: Callable, games: Iterator, chunk: int, n_games: int,
+               desc: str) -> list:
+    """Apply fn to chunks of games, in order, with a progress bar counting games."""
+    results = []
+    with tqdm(total=n_games, desc=desc, unit="game", file=sys.stderr, dynamic_ncols=True) as bar:
+        if executor is None:
+            for part in _chunks(games, chunk):
+                results.append(fn(part))
+                bar.update(len(part))
+        else:
+            pending = []
+            for part in _chunks(games, chunk):
+                pending.append((executor.submit(fn, part), len(part)))
+                while len(pending) > 4:            # bound the games held in memory
+                    future, n = pending.pop(0)
+                    results.append(future.result())
+                    bar.update(n)
+            for future, n in pending:
+                results.append(future.result())
+                bar.update(n)
+    return results
+
+
+def release_memory() -> None:
+    """Hand freed heap memory back to the system (glibc keeps the freed chunk buffers otherwise,
+    which doubles the resident size during the long MM phase)."""
+    try:
+        import ctypes
+        ctypes.CDLL("libc.so.6").malloc_trim(0)
+    except (OSError, AttributeError):
+        pass
+
+
+def merge_stats(parts) -> dict:
+    games = sum(s.games for s in parts)
+    positions = sum(s.positions for s in parts)
+    skipped: dict[str, int] = {}
+    for s in parts:
+        for key, value in s.skipped.items():
+            skipped[key] = skipped.get(key, 0) + value
+    return {"games": games, "positions": positions, "skipped": skipped}
+
+
+# --- the run -------------------------------------------------------------------------------------
+
+def make_executor(config: TrainConfig, scheduler: str) -> Executor | None:
+    if scheduler:
+        from dask.distributed import Client
+        return Client(scheduler).get_executor()
+    if config.n_workers > 1:
+        return ProcessPoolExecutor(max_workers=config.n_workers)
+    return None
+
+
+def train(config: TrainConfig, scheduler: str = "", log=print) -> mm.MMPrior:
+    from functools import partial
+    started = time.time()
+    executor = make_executor(config, scheduler)
+    train_ds = _dataset(config.data, "train", config.data.sample, config.data.max_games)
+    ids = train_ds.game_ids()
+    log(f"training games: {len(ids)} of the train split of {', '.join(config.data.archives)}")
+
+    patterns = None
+    if config.patterns.min_count > 0:
+        parts = run_chunks(executor, partial(count_chunk, config.data, config.patterns.sample),
+                           train_ds.games(), config.chunk_games, len(ids), "harvest")
+        counter = PatternCounter()
+        while parts:
+            counter.merge(parts.pop(0)[0])
+        patterns = counter.patterns(config.patterns.min_count)
+        log(f"patterns: {len(patterns)} seen >= {config.patterns.min_count} times at "
+            f"{counter.n_moves} expert moves; by size {patterns.size_histogram()}")
+
+    parts = run_chunks(executor, partial(compete_chunk, config.data, "train", config.data.sample, patterns),
+                       train_ds.games(), config.chunk_games, len(ids), "features")
+    train_stats = merge_stats([s for _, s in parts])
+    pieces = [c for c, _ in parts]
+    del parts                        # let concatenate free each piece once copied
+    comps = concatenate(pieces)
+    release_memory()
+    log(f"training competitions: {len(comps)} ({comps.nbytes() / 1e6:.0f} MB, "
+        f"{len(comps.levels) / max(1, len(comps)):.0f} distinct teams each); games {train_stats}")
+
+    validation = None
+    if config.validation.max_games > 0:
+        val_ds = _dataset(config.data, "validation", config.validation.sample, config.validation.max_games)
+        n_val = len(val_ds.game_ids())
+        parts = run_chunks(executor, partial(compete_chunk, config.data, "validation",
+                                             config.validation.sample, patterns),
+                           val_ds.games(), config.chunk_games, n_val, "validation")
+        validation = concatenate([c for c, _ in parts])
+    if executor is not None:
+        executor.shutdown()
+
+    prior = mm.MMPrior(config.mm.n_iterations, config.mm.tolerance, config.mm.groups,
+                       config.patterns.min_count)
+    curve: list[dict] = []
+    bar = tqdm(total=config.mm.n_iterations, desc="MM", unit="sweep", file=sys.stderr, dynamic_ncols=True)
+
+    def on_sweep(sweep: int, loglik: float, gammas: np.ndarray) -> None:
+        point = {"sweep": sweep, "train_loglik": round(float(loglik), 5)}
+        if validation is not None and len(validation):
+            ll, rank = mm.score(validation, gammas, mm.group_offsets(features.level_counts(
+                len(patterns) if patterns is not None else 0)))
+            point.update(val_loglik=round(float(ll.mean()), 5), val_top1=round(float((rank == 1).mean()), 5))
+        curve.append(point)
+        bar.set_postfix({k: v for k, v in point.items() if k != "sweep"})
+        bar.update(1)
+
+    fit_start = time.time()
+    prior.fit_competitions(comps, patterns, on_sweep)
+    bar.close()
+    final = curve[-1] if curve else {}
+    # The callback scores the gammas at the end of each sweep; the last point is the saved model.
+    prior.info_.update(
+        config=json.loads(json.dumps(asdict(config))),
+        train_games=train_stats,
+        validation=final,
+        curve=curve,
+        n_patterns=len(patterns) if patterns is not None else 0,
+        fit_seconds=round(time.time() - fit_start, 1),
+        total_seconds=round(time.time() - started, 1),
+        machine=platform.node() + " " + platform.processor(),
+        date=time.strftime("%Y-%m-%d %H:%M:%S"),
+    )
+    log(f"MM: {len(curve)} sweeps in {prior.info_['fit_seconds']} s; final {final}")
+    return prior
+
+
+def report_gammas(prior: mm.MMPrior, log=print) -> None:
+    table = prior.gamma_table()
+    for name in features.GROUPS:
+        if name in ("pat3", "pattern"):
+            continue
+        log(f"  {name:11s} " + " ".join(f"{g:.2f}" for g in table[name][1:]))
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m priors.train", description=__doc__.splitlines()[0])
+    parser.add_argument("config", help="training config (YAML), e.g. configs/train-mm.yaml")
+    parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                        help="override a config value, e.g. --set data.max_games=500")
+    parser.add_argument("--scheduler", default="", help="Dask scheduler address for game extraction")
+    parser.add_argument("--output", default="", help="model file (overrides the config's output)")
+    args = parser.parse_args(argv)
+    try:
+        config = load_config(args.config, args.set)
+        if args.output:
+            config = replace(config, output=args.output)
+        prior = train(config, args.scheduler)
+    except (ValueError, OSError) as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2
+    out = Path(config.output)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    prior.save(out)
+    print(f"wrote {out} ({out.stat().st_size / 1e6:.1f} MB), digest {prior.digest()}")
+    print("gammas per level (level 1 first):")
+    report_gammas(prior)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

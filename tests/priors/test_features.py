@@ -1,0 +1,413 @@
+"""Move features on hand-drawn positions: every group and level, ladders both ways, symmetry invariance."""
+import numpy as np
+import pytest
+
+from engine.board import BLACK, PASS, WHITE, Board
+from priors import features
+from priors.features import GROUPS, extract_features, pattern_keys_at
+from priors.ladder import is_ladder_attack, is_ladder_caught
+
+
+def levels_at(board, color, rc, patterns=None):
+    """{group: level} of the non-zero levels of the move at (row, col) (None = pass) for color."""
+    index, levels = extract_features(board, color, patterns)
+    n = board.size
+    want = n * n if rc is None else rc[0] * n + rc[1]
+    rows = np.flatnonzero(index == want)
+    assert len(rows) == 1, f"{rc} is not a candidate move"
+    return {g: int(v) for g, v in zip(GROUPS, levels[rows[0]]) if v}
+
+
+def tactical(board, color, rc):
+    keep = {"pass", "capture", "extension", "self_atari", "atari"}
+    return {g: v for g, v in levels_at(board, color, rc).items() if g in keep}
+
+
+def swap(text):
+    return text.replace("X", "x").replace("O", "X").replace("x", "O")
+
+
+# White C3 has two liberties; Black's atari at C4 drives it into a ladder towards the top right,
+# unless a white stone stands in the way ({breaker}).
+LADDER = """
+. . . . . . . . .
+. . . . . . . {breaker} .
+. . . . . . . . .
+. . . . . . . . .
+. . . . . . . . .
+. . {c4} . . . . . .
+. X O . . . . . .
+. . X X . . . . .
+. . . . . . . . .
+"""
+
+
+def ladder(breaker=False, atari_played=False):
+    return LADDER.format(breaker="O" if breaker else ".", c4="X" if atari_played else ".")
+
+
+def test_candidates_are_legal_points_then_pass():
+    board = Board.from_ascii("""
+        . X O .
+        X . X O
+        . X O .
+        O O . .
+    """)
+    index, levels = extract_features(board, BLACK)
+    legal = np.flatnonzero(board.legal_points(BLACK))
+    assert index.dtype == np.int32 and levels.shape == (len(index), len(GROUPS))
+    assert index[:-1].tolist() == legal.tolist() and index[-1] == 16
+    assert levels[-1].tolist() == [1] + [0] * (len(GROUPS) - 1)     # pass has only the pass feature
+    white_index, _ = extract_features(board, WHITE)
+    assert 5 not in white_index.tolist()                              # B3 is suicide for White
+
+
+def test_pass_new_and_consecutive():
+    board = Board(9)
+    assert levels_at(board, BLACK, None) == {"pass": 1}
+    board.play(board.point(4, 4), BLACK)
+    assert levels_at(board, WHITE, None) == {"pass": 1}
+    board.play(PASS, WHITE)
+    assert levels_at(board, BLACK, None) == {"pass": 2}
+
+
+def test_ladder_reader_both_ways():
+    open_board = Board.from_ascii(ladder())
+    blocked = Board.from_ascii(ladder(breaker=True))
+    stone = open_board.point(2, 2)
+    assert is_ladder_attack(open_board, stone)
+    assert not is_ladder_attack(blocked, stone)
+    for board, caught in ((open_board, True), (blocked, False)):
+        board.play(board.point(3, 2), BLACK)
+        assert is_ladder_caught(board, stone) == caught
+    with pytest.raises(ValueError, match="liberties"):
+        is_ladder_caught(Board.from_ascii(ladder()), stone)
+
+
+def test_long_ladder_across_19x19():
+    rows = ["." * 19 for _ in range(19)]
+    board = Board.from_ascii("\n".join(rows))
+    board.setup(black=[board.point(2, 1), board.point(1, 2), board.point(1, 3)], white=[board.point(2, 2)])
+    assert is_ladder_attack(board, board.point(2, 2))           # runs 16 lines to the top edge
+    board.setup(white=[board.point(17, 17)])
+    assert not is_ladder_attack(board, board.point(2, 2))       # broken near the far corner
+
+
+def test_capture_levels_1_and_2():
+    board = Board.from_ascii("""
+        . . . . . . .
+        . . . . . . .
+        . . . . . . .
+        . . X . . . .
+        . X O . . . .
+        . . X . . . .
+        . . . . . . .
+    """)
+    assert tactical(board, BLACK, (2, 3)) == {"capture": 1}          # the stone could run away
+    assert tactical(Board.from_ascii(ladder(atari_played=True)), BLACK, (2, 3)) == {"capture": 2}
+    assert tactical(Board.from_ascii(ladder(True, True)), BLACK, (2, 3)) == {"capture": 1}
+
+
+def test_capture_level_3_prevents_connection_to_last_move():
+    board = Board.from_ascii("""
+        . . . . . . .
+        . . . . . . .
+        . . . . . . .
+        . . X . . . .
+        . X O . . . .
+        . . X . . . .
+        . . . . . . .
+    """, to_play=WHITE)
+    board.play(board.point(2, 4), WHITE)        # threatens to connect at D3
+    assert tactical(board, BLACK, (2, 3)) == {"capture": 3}
+
+
+def test_capture_level_4_recaptures_last_move():
+    board = Board.from_ascii("""
+        . . . . . . .
+        . . . . . . .
+        . . . X . . .
+        . . X . X . .
+        . . . . . . .
+        . . . . . . .
+        . . . . . . .
+    """, to_play=WHITE)
+    board.play(board.point(3, 3), WHITE)
+    assert tactical(board, BLACK, (2, 3)) == {"capture": 4}
+
+
+def test_capture_level_5_saves_own_chain_in_atari():
+    board = Board.from_ascii("""
+        . . . . . . .
+        . . . . . . .
+        . . . . . . .
+        . O X O . . .
+        . X O . . . .
+        . . X . . . .
+        . . . . . . .
+    """)
+    assert tactical(board, BLACK, (2, 3)) == {"capture": 5}
+
+
+def test_capture_level_6_takes_ten_stones():
+    board = Board.from_ascii("""
+        . . . . . . . . .
+        . . . . . . . . .
+        . . . . . . . . .
+        . . . . . . . . .
+        X X X X X X X X X
+        O O O O O O O O O
+        X X X X X X X X O
+        O O O O O O O . .
+        . . . . . . . . .
+    """)
+    assert len(board.group_stones(board.point(3, 0))) == 10
+    assert tactical(board, BLACK, (1, 8)) == {"capture": 6}
+
+
+def test_extension_levels():
+    open_stone = Board.from_ascii(swap("""
+        . . . . . . .
+        . . . . . . .
+        . . . . . . .
+        . . X . . . .
+        . X O . . . .
+        . . X . . . .
+        . . . . . . .
+    """))
+    assert tactical(open_stone, BLACK, (2, 3)) == {"extension": 1}
+    assert tactical(Board.from_ascii(swap(ladder(atari_played=True))), BLACK, (2, 3)) == {"extension": 2}
+    assert tactical(Board.from_ascii(swap(ladder(True, True))), BLACK, (2, 3)) == {"extension": 1}
+
+
+def test_atari_levels():
+    assert tactical(Board.from_ascii(ladder()), BLACK, (3, 2)) == {"atari": 3}    # into the ladder
+    assert tactical(Board.from_ascii(ladder()), BLACK, (2, 3)) == {"atari": 1}    # chases it out
+    assert tactical(Board.from_ascii(ladder(breaker=True)), BLACK, (3, 2)) == {"atari": 1}
+    board = Board.from_ascii("""
+        . . . . . . . . .
+        . . . . . . . . .
+        . . . . . . . . .
+        . . . . . O . . .
+        . . . . O X . . .
+        . . . . . . . . .
+        . X O . . . . . .
+        X O . O . . . . .
+        . X O . . . . . .
+    """)
+    board.play(board.point(1, 2), BLACK)        # takes the ko
+    assert board.ko_point == board.point(1, 1)
+    assert tactical(board, WHITE, (3, 5)) == {"atari": 2}
+
+
+def test_self_atari_levels():
+    small = Board.from_ascii("""
+        . . . . . . .
+        . . . . . . .
+        . . . . . . .
+        . . . . . . .
+        O O O . . . .
+        X X X O . . .
+        . . X O . . .
+    """)
+    assert tactical(small, BLACK, (0, 1)) == {"self_atari": 1}
+    large = Board.from_ascii("""
+        . . . . . . .
+        . . . . . . .
+        . . . . . . .
+        O O O O . . .
+        X X X O . . .
+        X X X O . . .
+        . . O . . . .
+    """)
+    assert tactical(large, BLACK, (0, 1)) == {"self_atari": 2, "atari": 1}   # and ataris C1
+
+
+def test_border_lines():
+    board = Board(9)
+    assert [levels_at(board, BLACK, (r, 4)).get("border", 0) for r in range(5)] == [1, 2, 3, 4, 0]
+    assert levels_at(board, BLACK, (0, 0))["border"] == 1
+
+
+def test_circular_distance_values():
+    # The decision-forests spec's unit values: (1,0) -> 2, (1,1) -> 3, (2,0) -> 4, (2,1) -> 5, (3,3) -> 9.
+    assert [features.circular_distance(*d) for d in ((1, 0), (1, 1), (2, 0), (2, 1), (3, 3))] == [2, 3, 4, 5, 9]
+
+
+def test_distance_levels():
+    board = Board(9)
+    board.play(board.point(4, 4), BLACK)
+    board.play(board.point(4, 6), WHITE)
+    near = levels_at(board, BLACK, (4, 5))
+    assert (near["dist_last"], near["dist_last2"], near["cfg_last"], near["cfg_last2"]) == (1, 2, 1, 2)
+    corner = levels_at(board, BLACK, (0, 0))
+    # d(4, 6) = 16 -> level 15; d(4, 4) = 12; CFG (graph) distances 10 (capped) and 8.
+    assert (corner["dist_last"], corner["dist_last2"], corner["cfg_last"], corner["cfg_last2"]) == (15, 12, 10, 9)
+    big = Board(19)
+    big.play(big.point(18, 18), BLACK)
+    big.play(big.point(0, 0), WHITE)
+    far = levels_at(big, BLACK, (18, 0))
+    assert (far["dist_last"], far["dist_last2"]) == (16, 17)      # the >= 17 buckets
+    board.play(PASS, BLACK)                                         # after a pass: no last-move distance
+    after_pass = levels_at(board, WHITE, (4, 5))
+    assert "dist_last" not in after_pass and "cfg_last" not in after_pass
+    assert (after_pass["dist_last2"], after_pass["cfg_last2"]) == (2, 2)     # from White's G5
+
+
+def test_cfg_distance_follows_chains():
+    board = Board.from_ascii("""
+        . . . . . . . . .
+        . . . . . . . . .
+        . . . . . . . . .
+        . . . . . . . . .
+        . X X X X X X . .
+        . . . . . . . . .
+        . . . . . . . . .
+        . . . . . . . . .
+        . . . . . . . . .
+    """, to_play=BLACK)
+    board.play(board.point(4, 7), BLACK)         # joins the chain at its right end
+    far_end = levels_at(board, WHITE, (4, 0))    # circular distance 14, one step from the chain
+    assert far_end["cfg_last"] == 1 and far_end["dist_last"] == 13
+
+
+def test_second_last_move_point_replayed():
+    board = Board.from_ascii("""
+        . . . . . . .
+        . . . . . . .
+        . . . . . . .
+        . . X X . . .
+        . X O . X . .
+        . . X . . . .
+        . . . . . . .
+    """, to_play=WHITE)
+    board.play(board.point(2, 3), WHITE)         # self-atari of two stones
+    board.play(board.point(1, 3), BLACK)         # captured: D3 is empty again
+    again = levels_at(board, WHITE, (2, 3))
+    assert again["dist_last2"] == 1 and again["cfg_last2"] == 1
+
+
+def test_pat3_classes():
+    # 954 interior and 135 edge classes (FBT spec, Burnside), plus 18 corner classes.
+    assert features.N_PAT3 == 954 + 135 + 18
+    board = Board(9)
+    board.setup(black=[board.point(4, 5), board.point(5, 5)])
+    own = levels_at(board, BLACK, (4, 4))["pat3"]
+    assert levels_at(board, WHITE, (4, 4))["pat3"] != own               # own/opponent matter
+    turned = Board(9)
+    turned.setup(white=[turned.point(3, 4), turned.point(3, 3)])         # rotated, colours swapped
+    assert levels_at(turned, WHITE, (4, 4))["pat3"] == own
+    assert features.pat3_class(board.pat3(board.point(4, 4)), BLACK) == own - 1
+
+
+def test_pattern_keys_are_invariant_under_symmetry_and_colour():
+    text = """
+        . . . . . . .
+        . . . . . . .
+        . . X O . . .
+        . . . . . . .
+        . . O . X . .
+        . . . X . . .
+        . . . . . . .
+    """
+    board = Board.from_ascii(text)
+    keys = pattern_keys_at(board, board.point(3, 3), BLACK)
+    assert keys.dtype == np.uint64 and len(keys) == 13 and len(set(keys.tolist())) == 13
+    for t in range(8):
+        moved = transformed(board, t)
+        assert np.array_equal(pattern_keys_at(moved, moved.point(*sym(3, 3, 7, t)), BLACK), keys)
+    swapped = Board.from_ascii(swap(text))
+    assert np.array_equal(pattern_keys_at(swapped, swapped.point(3, 3), WHITE), keys)
+    other = pattern_keys_at(board, board.point(3, 2), BLACK)
+    assert not set(other.tolist()) & set(keys.tolist())
+
+
+def test_pattern_level_is_largest_harvested_size():
+    from priors.patterns import PatternSet
+    board = Board.from_ascii("""
+        . . . . . . .
+        . . . . . . .
+        . . X O . . .
+        . . . . . . .
+        . . O . X . .
+        . . . X . . .
+        . . . . . . .
+    """)
+    keys = pattern_keys_at(board, board.point(3, 3), BLACK)
+    patterns = PatternSet(keys[:4], np.arange(2, 6))            # sizes 2..5 harvested
+    assert levels_at(board, BLACK, (3, 3), patterns)["pattern"] == 4
+    assert "pattern" not in levels_at(board, BLACK, (3, 3))     # no pattern set: group off
+    assert "pattern" not in levels_at(board, WHITE, (3, 3), patterns)   # colours reversed
+
+
+def sym(row, col, n, t):
+    if t & 4:
+        row, col = col, row
+    if t & 1:
+        row = n - 1 - row
+    if t & 2:
+        col = n - 1 - col
+    return row, col
+
+
+def transformed(board, t, swap_colours=False):
+    n = board.size
+    out = Board(n)
+    stones = board.stones()
+    black = [out.point(*sym(r, c, n, t)) for r in range(n) for c in range(n) if stones[r, c] == BLACK]
+    white = [out.point(*sym(r, c, n, t)) for r in range(n) for c in range(n) if stones[r, c] == WHITE]
+    if swap_colours:
+        black, white = white, black
+    out.setup(black, white)
+    return out
+
+
+MIDDLE_GAME = """
+. . . . . . . . .
+. . . O O X . . .
+. . O X X . X . .
+. . O X . . . . .
+. . . O X X O . .
+. . . O O X O . .
+. X . . . O X . .
+. . X . O . . . .
+. . . . . . . . .
+"""
+
+
+@pytest.mark.parametrize("swap_colours", [False, True])
+def test_all_features_are_invariant_under_the_8_symmetries(swap_colours):
+    base = Board.from_ascii(MIDDLE_GAME)
+    moves = [((5, 4), BLACK), ((6, 5), WHITE), ((2, 3), BLACK)]
+    reference = None
+    for t in range(8):
+        board = transformed(base, t, swap_colours)
+        for (r, c), color in moves:
+            board.play(board.point(*sym(r, c, 9, t)), 3 - color if swap_colours else color)
+        to_play = BLACK if swap_colours else WHITE
+        index, levels = extract_features(board, to_play)
+        by_point = {}
+        for i, row in zip(index.tolist(), levels.tolist()):
+            key = "pass" if i == 81 else sym_inverse(i // 9, i % 9, 9, t)
+            by_point[key] = row
+        if reference is None:
+            reference = by_point
+            groups_seen = np.flatnonzero(np.asarray(list(by_point.values())).any(axis=0))
+            assert len(groups_seen) >= 10      # a position rich enough to test most groups
+        assert by_point == reference, f"symmetry {t}"
+
+
+def sym_inverse(row, col, n, t):
+    for r in range(n):
+        for c in range(n):
+            if sym(r, c, n, t) == (row, col):
+                return r, c
+    raise AssertionError
+
+
+def test_bad_arguments_are_clear_errors():
+    board = Board(5)
+    with pytest.raises(ValueError, match="color"):
+        extract_features(board, 3)
+    with pytest.raises(ValueError, match="not on the board"):
+        pattern_keys_at(board, 0, BLACK)

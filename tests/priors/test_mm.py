@@ -1,0 +1,182 @@
+"""Coulom's MM on synthetic competitions, the competition store, and the `mm` prior's contract."""
+import numpy as np
+import pytest
+
+from engine.board import BLACK, PASS, WHITE, Board
+from priors import features, mm
+from priors.base import PRIORS, ModelError
+from priors.competitions import CompetitionBuilder, build_competitions, concatenate
+from priors.dataset import Position
+from priors.mm import MMPrior
+from priors.patterns import PatternSet
+
+
+def synthetic(true_log_gammas, n_competitions, rng, sizes=(5, 40)):
+    """Competitions drawn from the generalized Bradley-Terry model with known gammas."""
+    counts = [len(t) for t in true_log_gammas]
+    builder = CompetitionBuilder(counts)
+    for _ in range(n_competitions):
+        n = int(rng.integers(*sizes))
+        levels = np.stack([rng.integers(0, c, n) for c in counts], axis=1)
+        strength = sum(t[levels[:, g]] for g, t in enumerate(true_log_gammas))
+        p = np.exp(strength - strength.max())
+        builder.add(levels, int(rng.choice(n, p=p / p.sum())))
+    return builder.build()
+
+
+def test_mm_recovers_known_gammas():
+    rng = np.random.default_rng(7)
+    counts = (4, 6, 9, 3)
+    truth = [np.concatenate([[0.0], rng.normal(0.0, 1.0, c - 1)]) for c in counts]
+    comps = synthetic(truth, 4000, rng)
+    history = []
+    gammas = mm.fit_gammas(comps, np.array(counts), n_iterations=200, tolerance=1e-7,
+                           callback=lambda sweep, ll, g: history.append(ll))
+    fitted = np.log(gammas)
+    assert np.corrcoef(fitted, np.concatenate(truth))[0, 1] > 0.99
+    assert np.max(np.abs(fitted - np.concatenate(truth))) < 0.3
+    assert all(b >= a - 1e-12 for a, b in zip(history, history[1:]))    # MM never lowers the likelihood
+    offsets = mm.group_offsets(np.array(counts))
+    assert np.all(gammas[offsets] == 1.0)                                # level 0 is fixed at 1
+
+
+def test_unseen_level_stays_at_one_and_untrained_groups_are_left_alone():
+    rng = np.random.default_rng(3)
+    truth = [np.array([0.0, 1.5, 0.0]), np.array([0.0, -1.0])]
+    comps = synthetic(truth, 500, rng)
+    comps.levels[comps.levels[:, 0] == 2, 0] = 1        # level 2 of group 0 never occurs
+    gammas = mm.fit_gammas(comps, np.array([3, 2]), n_iterations=100, train_groups=[0])
+    assert gammas[2] == pytest.approx(1.0, abs=1e-3)    # Coulom's prior pulls it to 1
+    assert gammas[1] > 2.0 and gammas[4] == 1.0
+
+
+def test_builder_merges_identical_teams():
+    builder = CompetitionBuilder([3, 4])
+    builder.add(np.array([[1, 2], [0, 0], [1, 2], [0, 0], [2, 3]]), winner=2, move_number=7)
+    builder.add(np.array([[0, 1], [0, 1]]), winner=1)
+    comps = builder.build()
+    assert comps.starts.tolist() == [0, 3, 4]
+    teams = comps.levels[:3].tolist()
+    assert sorted(zip(map(tuple, teams), comps.mult[:3].tolist())) == [((0, 0), 2), ((1, 2), 2), ((2, 3), 1)]
+    assert tuple(comps.levels[comps.winners[0]]) == (1, 2) and comps.winners[1] == 3
+    assert comps.move_numbers.tolist() == [7, 0]
+    both = concatenate([comps, comps])
+    assert both.winners.tolist() == comps.winners.tolist() + (comps.winners + 4).tolist()
+    with pytest.raises(ValueError, match="out of range"):
+        builder.add(np.array([[3, 0]]), winner=0)
+
+
+def test_score_breaks_ties_against_the_expert():
+    builder = CompetitionBuilder([3])
+    builder.add(np.array([[1], [1], [2], [0]]), winner=0)      # a tie with the other level-1 move
+    comps = builder.build()
+    gammas = np.array([1.0, 2.0, 0.5])
+    loglik, rank = mm.score(comps, gammas, mm.group_offsets(np.array([3])))
+    assert rank.tolist() == [2]
+    assert loglik[0] == pytest.approx(np.log(2.0 / 5.5))
+
+
+def test_bad_inputs_are_clear_errors():
+    comps = synthetic([np.zeros(3)], 5, np.random.default_rng(0))
+    with pytest.raises(ValueError, match="groups"):
+        mm.fit_gammas(comps, np.array([3, 2]))
+    with pytest.raises(ValueError, match="out of range"):
+        mm.fit_gammas(comps, np.array([2]))
+    with pytest.raises(ValueError, match="unknown feature group"):
+        MMPrior(groups=["capture", "telepathy"])
+
+
+POSITION = """
+. . . . . . .
+. . X O . . .
+. X O . O . .
+. . X O . . .
+. . . X . . .
+. . . . . . .
+. . . . . . .
+"""
+
+
+def hand_positions():
+    """A few positions with expert moves: capture or save the stone in atari, a pass."""
+    out = []
+    for color in (BLACK, WHITE):
+        board = Board.from_ascii(POSITION, to_play=color)
+        move = board.point(4, 3)                     # Black captures, White connects
+        out.append(Position(board, color, move, 10, "hand"))
+    board = Board(7)
+    out.append(Position(board, BLACK, board.point(3, 3), 1, "hand"))
+    out.append(Position(Board.from_ascii(POSITION), BLACK, PASS, 80, "hand"))
+    return out
+
+
+@pytest.fixture(scope="module")
+def fitted():
+    board = Board.from_ascii(POSITION)
+    keys = features.pattern_keys_at(board, board.point(4, 3), BLACK)
+    patterns = PatternSet(keys[:3], np.arange(2, 5), counts=[9, 7, 5])
+    return MMPrior(n_iterations=20).fit(hand_positions() * 3, patterns=patterns)
+
+
+def test_mm_is_registered():
+    assert PRIORS["mm"] is MMPrior
+
+
+@pytest.mark.parametrize("color", [BLACK, WHITE])
+def test_evaluate_contract(fitted, color):
+    board = Board.from_ascii(POSITION)
+    p = fitted.evaluate(board, color)
+    assert p.dtype == np.float32 and p.shape == (50,)
+    assert p.sum() == pytest.approx(1.0, abs=1e-5)
+    legal = board.legal_points(color)
+    assert np.all(p[:-1][~legal] == 0) and np.all(p[:-1][legal] > 0) and p[-1] > 0
+
+
+def test_fit_learns_the_expert_moves(fitted):
+    board = Board.from_ascii(POSITION)
+    p = fitted.evaluate(board, BLACK)
+    assert int(np.argmax(p)) == 4 * 7 + 3              # the capture that was always played
+    assert fitted.history_ and fitted.history_[-1] > fitted.history_[0]
+    assert fitted.gamma_table()["capture"][0] == 1.0
+
+
+def test_save_load_round_trip(fitted, tmp_path):
+    path = tmp_path / "mm.npz"
+    fitted.save(path)
+    again = MMPrior.load(path)
+    board = Board.from_ascii(POSITION)
+    for color in (BLACK, WHITE):
+        np.testing.assert_array_equal(fitted.evaluate(board, color), again.evaluate(board, color))
+    assert len(again.patterns_) == 3 and again.patterns_.counts.tolist() == [9, 7, 5]
+    assert again.digest() == fitted.digest() and again.history_ == fitted.history_
+
+
+def test_damaged_and_foreign_files_are_rejected(fitted, tmp_path):
+    path = tmp_path / "mm.npz"
+    fitted.save(path)
+    data = path.read_bytes()
+    path.write_bytes(data[: len(data) // 2])
+    with pytest.raises(ModelError, match="damaged"):
+        MMPrior.load(path)
+    arrays = fitted.arrays()
+    arrays["gammas"] = arrays["gammas"][:-1]
+    from priors.base import save_model
+    save_model(path, "mm", arrays, fitted.metadata())
+    with pytest.raises(ModelError, match="shapes"):
+        MMPrior.load(path)
+    save_model(path, "mm", fitted.arrays(), {**fitted.metadata(), "zobrist_seed": 1})
+    with pytest.raises(ModelError, match="another feature set"):
+        MMPrior.load(path)
+    arrays = fitted.arrays()
+    arrays["gammas"] = -arrays["gammas"]
+    save_model(path, "mm", arrays, fitted.metadata())
+    with pytest.raises(ModelError, match="positive"):
+        MMPrior.load(path)
+
+
+def test_competitions_from_positions_skip_nothing_legal():
+    comps = build_competitions(hand_positions())
+    assert len(comps) == 4
+    assert comps.levels.shape[1] == len(features.GROUPS)
+    passes = comps.levels[comps.winners, features.GROUPS.index("pass")]
+    assert passes.tolist() == [0, 0, 0, 1]

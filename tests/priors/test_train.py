@@ -1,0 +1,106 @@
+"""Training and evaluation commands end to end on a tiny 9x9 archive, and config validation."""
+import io
+import json
+import random
+import tarfile
+
+import pytest
+
+from priors import evaluate, train
+from priors.mm import MMPrior
+
+LETTERS = "abcdefghi"
+
+
+def random_game(seed, n_moves=40):
+    """A legal 9x9 game record: random moves replayed on a Board so that none is illegal."""
+    from engine.board import BLACK, Board
+    rng = random.Random(seed)
+    board = Board(9)
+    nodes = []
+    color = BLACK
+    for _ in range(n_moves):
+        legal = [i for i, ok in enumerate(board.legal_points(color)) if ok]
+        if not legal:
+            break
+        i = rng.choice(legal)
+        board.play(board.point(i // 9, i % 9), color)
+        nodes.append(f";{'BW'[color - 1]}[{LETTERS[i % 9]}{LETTERS[8 - i // 9]}]")
+        color = 3 - color
+    return ("(;GM[1]SZ[9]KM[7]" + "".join(nodes) + ")").encode()
+
+
+@pytest.fixture(scope="module")
+def data_dir(tmp_path_factory):
+    path = tmp_path_factory.mktemp("data")
+    with tarfile.open(path / "tiny.tar.xz", "w:xz") as tar:
+        for k in range(30):
+            data = random_game(k)
+            info = tarfile.TarInfo(f"g{k}.sgf")
+            info.size = len(data)
+            tar.addfile(info, io.BytesIO(data))
+    return path
+
+
+def write_config(tmp_path, data_dir, **extra):
+    text = f"""
+data:
+  data_dir: {data_dir}
+  archives: [tiny.tar.xz]
+  fractions: [0.6, 0.2, 0.2]
+  max_games: 30
+  sample: 0.5
+  size: 9
+patterns:
+  min_count: 2
+mm:
+  n_iterations: 5
+validation:
+  max_games: 10
+  sample: 1.0
+output: {tmp_path / 'mm.npz'}
+"""
+    path = tmp_path / "train.yaml"
+    path.write_text(text + "".join(f"{k}: {v}\n" for k, v in extra.items()))
+    return path
+
+
+def test_train_then_evaluate(tmp_path, data_dir, capsys):
+    config = write_config(tmp_path, data_dir)
+    assert train.main([str(config), "--set", "mm.n_iterations=3"]) == 0
+    prior = MMPrior.load(tmp_path / "mm.npz")
+    assert prior.info_["train_games"]["games"] > 10 and len(prior.info_["curve"]) <= 3
+    assert "val_top1" in prior.info_["validation"]
+    out = tmp_path / "results"
+    assert evaluate.main([str(tmp_path / "mm.npz"), "none", "--data", str(data_dir), "--archives",
+                          "tiny.tar.xz", "--fractions", "0.6", "0.2", "0.2", "--size", "9", "--out", str(out),
+                          "--name", "tiny", "--quiet"]) == 0
+    report = json.loads((out / "tiny.json").read_text())
+    assert report["tie_rule"].startswith("pessimistic")
+    scores = [r["scores"] for r in report["results"]]
+    assert scores[0]["positions"] == scores[1]["positions"] > 0
+    assert scores[1]["top1"] == 0.0                    # uniform: every move ties, ties count against it
+    assert all(a <= b for a, b in zip(scores[0]["top_k"], scores[0]["top_k"][1:]))
+    assert (out / "tiny-topk.png").is_file() and (out / "tiny-phase.png").is_file()
+    assert "pessimistically" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("override, message", [
+    ("mm.n_iterations=0", "mm.n_iterations"),
+    ("data.sample=2", "data.sample"),
+    ("data.colour=1", "data.colour: unknown key"),
+    ("mm.groups=[capture, magic]", "mm.groups"),
+    ("data.max_games=many", "data.max_games"),
+])
+def test_config_errors_name_the_key(tmp_path, data_dir, override, message):
+    with pytest.raises(ValueError, match=message):
+        train.load_config(write_config(tmp_path, data_dir), [override])
+
+
+def test_command_line_errors_are_clear(tmp_path, capsys):
+    assert train.main([str(tmp_path / "absent.yaml")]) == 2
+    assert "cannot read config" in capsys.readouterr().err
+    bad = tmp_path / "bad.npz"
+    bad.write_bytes(b"junk")
+    assert evaluate.main([str(bad), "--quiet"]) == 2
+    assert "damaged" in capsys.readouterr().err
