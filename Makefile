@@ -5,7 +5,7 @@ GNUGO ?= /usr/games/gnugo
 DATA ?= ../shared/data
 MATCH_CONFIG ?= configs/match-quick.yaml
 
-.PHONY: install deps gnugo build test match bench-speed check-rules clean
+.PHONY: install deps gnugo build test match bench-speed bench-predict check-rules train clean
 
 install: deps gnugo build
 
@@ -39,3 +39,10 @@ check-rules: install
 
 clean:
 	rm -rf build *.egg-info .deps.stamp engine/*.c engine/*.so priors/*.c priors/*.so
+
+# Learned priors: train the MM model and measure move prediction on unseen games.
+train: install
+	$(PYTHON) -m priors.train configs/train-mm.yaml
+
+bench-predict: install
+	$(PYTHON) -m priors.evaluate priors/models/mm.npz --data $(DATA)
