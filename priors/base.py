@@ -107,4 +107,14 @@ def make_prior(name: str, model: str = "") -> Prior | None:
         return None
     if not model:
         raise ValueError(f"prior.model: the {name!r} prior needs a model file")
-    return PRIORS[name].load(model)
+    return PRIORS[name].load(resolve_model_path(model))
+
+
+def resolve_model_path(model: str | Path) -> Path:
+    """A relative path is taken from the working directory, else from the project folder, so
+    that presets naming `priors/models/mm.npz` work wherever the engine is started."""
+    path = Path(model)
+    if path.is_absolute() or path.exists():
+        return path
+    shipped = Path(__file__).resolve().parent.parent / path
+    return shipped if shipped.exists() else path

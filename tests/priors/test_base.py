@@ -1,4 +1,6 @@
 """The prior contract, run over every registered prior, and the model file format."""
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -82,3 +84,10 @@ def test_uniform_prior_is_uniform():
     board = Board(5)
     p = UniformPrior().evaluate(board, BLACK)
     assert np.allclose(p, 1 / 26)
+
+
+def test_shipped_model_path_resolves_from_anywhere(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    from priors.base import resolve_model_path
+    assert resolve_model_path("priors/models/mm.npz").is_file()
+    assert resolve_model_path("no/such/model.npz") == Path("no/such/model.npz")
