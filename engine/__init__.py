@@ -8,7 +8,8 @@ Owns the Go logic. Knows nothing of learned models (it receives a prior as an ob
 - `playout`      the fast playout policy (captures, escapes, 3x3 shapes, self-atari and eye filters)
 - `params`       typed parameters of every component
 - `config`       YAML loading and validation into `params`
-- `search`       UCT with RAVE: node store, selection, expansion, backup, threads, tree reuse
+- `tree`         the node store: a preallocated C array, children contiguous, compaction for reuse
+- `search`       UCT with RAVE: selection, expansion, backup, threads, tree reuse
 - `game`         the game record: moves, undo, handicap, positional superko, SGF
 - `timecontrol`  how long to think under absolute, byo-yomi and Canadian time
 - `scoring`      dead stones and final score from playout ownership

@@ -20,6 +20,11 @@ the GIL. Visit counts and virtual losses are atomic, mean values are updated wit
 races tolerated, as in Pachi), one thread expands a node (atomic flag) and publishes its children
 by a release store of n_children. A prior is evaluated under the GIL, once per expanded node.
 
+Expansion: every legal move except own one-point eyes and moves recreating a position of the
+board's hash ring (at the root also of the game history given to set_root), plus pass. A simulation
+whose tree moves end in two passes is scored by area (no playout); paths stop growing at MAX_DEPTH.
+When the store is full the tree stops growing and simulations play out from its leaves.
+
 Tree reuse: set_root finds the new position among the old root's children and grandchildren by
 replaying their moves and comparing hashes, side to move, ko point and passes; that node becomes
 the root. When the store is more than half full the kept subtree is compacted to the front of the
@@ -104,6 +109,13 @@ cdef struct Worker:         # one search thread's private state
     int32_t own[MAX_POINTS]     # final boards: black-owned minus white-owned, per point
 
 
+cdef struct Counters:       # written by every thread after every simulation: on cache lines of their own,
+    char pad_before[64]     # so that these writes do not evict the read-mostly fields around them
+    int64_t claimed         # simulations started in this run
+    int64_t done            # simulations finished in this run
+    char pad_after[64]
+
+
 cdef struct Candidate:      # a child being created, for ordering by prior
     float p
     int32_t index
@@ -157,8 +169,7 @@ cdef class Search:
     cdef int n_history
     cdef int stop_flag
     cdef int full                   # the store refused an allocation: no more expansion until set_root
-    cdef int64_t claimed            # simulations started in this run
-    cdef int64_t done               # simulations finished in this run
+    cdef Counters count             # simulations started and finished in this run
     cdef int64_t target
     cdef double deadline            # monotonic seconds, 0 for none
     cdef bint running
@@ -361,8 +372,8 @@ cdef class Search:
         self.running = True
         try:
             store_int(&self.stop_flag, 0)
-            self.claimed = 0
-            self.done = 0
+            self.count.claimed = 0
+            self.count.done = 0
             self.target = playouts if playouts > 0 else INT64_MAX
             self.deadline = now() + seconds if seconds > 0 else 0.0
             self.error = None
@@ -389,7 +400,7 @@ cdef class Search:
             if self.error is not None:
                 err, self.error = self.error, None
                 raise err
-            return self.done
+            return self.count.done
         finally:
             self.running = False
 
@@ -403,12 +414,12 @@ cdef class Search:
 
     cdef void work(self, Worker* w) noexcept nogil:
         while not load_int(&self.stop_flag):
-            if atomic_add_i64(&self.claimed, 1) >= self.target:
+            if atomic_add_i64(&self.count.claimed, 1) >= self.target:
                 break
             if self.deadline > 0 and now() >= self.deadline:
                 break
             self.simulate(w)
-            atomic_add_i64(&self.done, 1)
+            atomic_add_i64(&self.count.done, 1)
 
     # ------------------------------------------------------------------ one simulation
 

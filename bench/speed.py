@@ -1,0 +1,173 @@
+"""Playouts per second: the full search (tree + playouts) by board size and thread count, and raw playouts.
+
+    python -m bench.speed [--sizes 9 19] [--seconds S] [--threads 1 2] [--repeats R] [--out FILE]
+
+Each figure is the median of R timed runs from the empty board (the range is printed beside it), in
+wall-clock playouts/s and, because the machine may be shared, also per CPU-second of this process.
+The 2-thread/1-thread ratio divides the wall-clock medians; the CPUs column (CPU time / wall time)
+shows how much of the machine the run actually got, so a low ratio on a busy machine can be told
+apart from contention in the search (which would lower the per-CPU-second figure instead). Targets: >= 15,000/s on 9x9 and >= 4,000/s
+on 19x19 per thread; 2 threads >= 1.7x one thread.
+"""
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from engine.board import Board
+from engine.params import PlayoutParams, SearchParams
+from engine.playout import run_playouts
+from engine.search import Search
+
+RESULTS = Path(__file__).resolve().parent / "results"
+TARGETS = {9: 15000, 19: 4000}       # playouts/s per thread
+RATIO_TARGET = 1.7
+
+
+def git_commit() -> str:
+    try:
+        root = Path(__file__).resolve().parent.parent
+        commit = subprocess.run(["git", "rev-parse", "HEAD"], cwd=root, capture_output=True, text=True,
+                                timeout=10).stdout.strip()
+        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=root,
+                               capture_output=True, text=True, timeout=10).stdout.strip()
+        return commit + ("-dirty" if dirty else "") if commit else "unknown"
+    except (OSError, subprocess.SubprocessError):
+        return "unknown"
+
+
+def time_search(size: int, threads: int, seconds: float, seed: int) -> tuple[float, float]:
+    """(playouts per wall second, per CPU second of this process) of one timed search from the empty board."""
+    search = Search(SearchParams(n_threads=threads, seed=seed), PlayoutParams())
+    search.set_root(Board(size))
+    search.run(playouts=200)                       # warm up: the root and first level exist
+    search.set_root(Board(size))                   # same position: the tree is kept
+    wall, cpu = time.perf_counter(), time.process_time()
+    done = search.run(seconds=seconds)
+    wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+    return done / wall, done / max(cpu, 1e-9)
+
+
+def time_raw(size: int, seconds: float, seed: int) -> tuple[float, float, float]:
+    """(playouts per wall second, per CPU second, mean length) of playouts without a tree."""
+    board, params = Board(size), PlayoutParams()
+    probe = run_playouts(board, params, 20, seed=seed)
+    n = max(20, int(seconds * 20 / max(probe["seconds"], 1e-6)))
+    cpu = time.process_time()
+    result = run_playouts(board, params, n, seed=seed)
+    cpu = time.process_time() - cpu
+    return n / result["seconds"], n / max(cpu, 1e-9), result["mean_length"]
+
+
+def scheduling() -> str:
+    """This process's CFS autogroup and its nice value (Linux), which sets its share of a busy machine."""
+    try:
+        return Path("/proc/self/autogroup").read_text().strip()
+    except OSError:
+        return "unknown"
+
+
+def summary(values: list[float]) -> dict:
+    return {"median": statistics.median(values), "min": min(values), "max": max(values), "runs": values}
+
+
+def measure(sizes: list[int], threads: list[int], seconds: float, repeats: int) -> dict:
+    rows = {}
+    for size in sizes:
+        row = {}
+        raw = [time_raw(size, seconds, seed=r + 1) for r in range(repeats)]
+        row["raw"] = {"wall": summary([r[0] for r in raw]), "cpu": summary([r[1] for r in raw]),
+                      "cpus_used": summary([r[0] / r[1] for r in raw]),
+                      "mean_length": statistics.mean(r[2] for r in raw)}
+        for n in threads:
+            runs = [time_search(size, n, seconds, seed=r + 1) for r in range(repeats)]
+            row[f"search_{n}"] = {"wall": summary([r[0] for r in runs]), "cpu": summary([r[1] for r in runs]),
+                                  "cpus_used": summary([r[0] / r[1] for r in runs])}
+        if 1 in threads and 2 in threads:
+            row["ratio_2_1"] = row["search_2"]["wall"]["median"] / row["search_1"]["wall"]["median"]
+        rows[str(size)] = row
+    return rows
+
+
+def fmt(s: dict) -> str:
+    return f"{s['median']:>8,.0f} ({s['min']:,.0f}-{s['max']:,.0f})"
+
+
+def table(rows: dict, threads: list[int], node_bytes: int) -> str:
+    lines = [f"{'board':<6} {'measure':<22} {'playouts/s wall (range)':>28} {'per CPU-s':>10} {'CPUs':>5} "
+             f"{'target':>8}"]
+    for size, row in rows.items():
+        board = f"{size}x{size}"
+        per_thread = TARGETS.get(int(size))
+        entries = [("raw playouts, no tree", row["raw"], None)]
+        for n in threads:
+            # One thread: the per-thread target; more: the scaling target applied to it.
+            goal = per_thread * (1 if n == 1 else RATIO_TARGET * n / 2) if per_thread else None
+            entries.append((f"search, {n} thread{'s' if n > 1 else ''}", row[f"search_{n}"], goal))
+        for name, e, goal in entries:
+            goal_text = f"{goal:,.0f}" if goal else "-"
+            lines.append(f"{board:<6} {name:<22} {fmt(e['wall']):>28} {e['cpu']['median']:>10,.0f} "
+                         f"{e['cpus_used']['median']:>5.2f} {goal_text:>8}")
+        lines.append(f"{board:<6} {'mean playout length':<22} {row['raw']['mean_length']:>28.1f}")
+        if "ratio_2_1" in row:
+            lines.append(f"{board:<6} {'2 threads / 1 thread':<22} {row['ratio_2_1']:>28.2f} {'':>10} {'':>5} "
+                         f"{RATIO_TARGET:>8}")
+    lines.append(f"node: {node_bytes} bytes; 1M nodes: {node_bytes * 1_000_000 / 2**20:.1f} MiB")
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bench.speed", description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", type=int, nargs="+", default=[9, 19])
+    parser.add_argument("--threads", type=int, nargs="+", default=[1, 2])
+    parser.add_argument("--seconds", type=float, default=3.0, help="length of each timed run")
+    parser.add_argument("--repeats", type=int, default=3, help="timed runs per figure (median reported)")
+    parser.add_argument("--out", type=Path, default=RESULTS / "speed.json")
+    args = parser.parse_args(argv)
+    if any(not 2 <= s <= 25 for s in args.sizes):
+        parser.error("board sizes must be in 2..25")
+    if any(t < 1 for t in args.threads) or args.seconds <= 0 or args.repeats < 1:
+        parser.error("threads and repeats must be >= 1, seconds > 0")
+
+    load_before = os.getloadavg()
+    started = datetime.datetime.now(datetime.timezone.utc)
+    rows = measure(args.sizes, args.threads, args.seconds, args.repeats)
+    node_bytes = Search.bytes_per_node()
+    print(table(rows, args.threads, node_bytes))
+    print(f"cpus: {os.cpu_count()}, load average before: {load_before[0]:.2f}, after: {os.getloadavg()[0]:.2f}")
+
+    result = {
+        "date": started.isoformat(timespec="seconds"),
+        "machine": {"platform": platform.platform(), "processor": platform.processor(),
+                    "python": platform.python_version(), "cpus": os.cpu_count(),
+                    "load_average_before": load_before, "load_average_after": os.getloadavg(),
+                    "autogroup": scheduling(), "nice": os.nice(0)},
+        "commit": git_commit(),
+        "command": " ".join(["python -m bench.speed"] + (sys.argv[1:] if argv is None else argv)),
+        "config": {"sizes": args.sizes, "threads": args.threads, "seconds": args.seconds,
+                   "repeats": args.repeats, "search": vars_of(SearchParams()), "playout": vars_of(PlayoutParams())},
+        "node_bytes": node_bytes,
+        "memory_1m_nodes_mib": node_bytes * 1_000_000 / 2**20,
+        "targets": {"per_thread": TARGETS, "ratio_2_1": RATIO_TARGET},
+        "results": rows,
+    }
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps(result, indent=2) + "\n")
+    print(f"wrote {args.out}")
+    return 0
+
+
+def vars_of(params) -> dict:
+    return {k: getattr(params, k) for k in params.__dataclass_fields__}
+
+
+if __name__ == "__main__":
+    sys.exit(main())
