@@ -13,6 +13,7 @@ Owns the Go logic. Knows nothing of learned models (it receives a prior as an ob
 - `game`         the game record: moves, undo, handicap, positional superko, SGF
 - `timecontrol`  how long to think under absolute, byo-yomi and Canadian time
 - `scoring`      dead stones and final score from playout ownership
+- `ponder`       searching on the opponent's time and in sliced runs for analysis output
 - `player`       a game plus a search: genmove, final_score, final_status_list
 """
 

@@ -15,9 +15,10 @@ from typing import Any, Iterable, Optional
 
 import yaml
 
-from engine.params import EngineParams, PlayoutParams, PriorParams, SearchParams, TimeParams
+from engine.params import EngineParams, GtpParams, PlayoutParams, PriorParams, SearchParams, TimeParams
 
-SECTIONS = {"search": SearchParams, "playout": PlayoutParams, "time": TimeParams, "prior": PriorParams}
+SECTIONS = {"search": SearchParams, "playout": PlayoutParams, "time": TimeParams, "prior": PriorParams,
+            "gtp": GtpParams}
 
 
 class ConfigError(ValueError):
@@ -77,6 +78,9 @@ BOUNDS: dict[str, Bound] = {
     "prior.pw_a": Bound(0, low_open=True),
     "prior.pw_b": Bound(1),
     "prior.pw_c": Bound(0, 1),
+    "gtp.analyze_interval": Bound(1, 6000),      # 10 ms .. 1 min
+    "gtp.live_gfx_interval": Bound(0.05, 60),
+    "gtp.view_playouts": NON_NEGATIVE,
 }
 # Names are checked against the prior registry where priors are built; engine/ does not import priors/.
 NON_EMPTY = ("name", "prior.name")

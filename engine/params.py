@@ -33,6 +33,7 @@ class SearchParams:
     resign_threshold: float = 0.1  # resign when the root win rate is below this (0 never resigns)
     resign_min_visits: int = 2000  # ... and the best move has at least this many visits
     pass_when_won: bool = True   # pass when the opponent passed and the area score wins
+    ponder: bool = False         # think on the opponent's time after genmove, until the next command
     seed: int = 1                # RNG seed; with fixed playouts and one thread the move is repeatable
 
 
@@ -64,10 +65,19 @@ class PriorParams:
 
 
 @dataclass(frozen=True)
+class GtpParams:
+    analyze_interval: int = 50       # centiseconds between lz-/kata-analyze updates when the command gives none
+    live_gfx: bool = False           # GoGui live graphics: gogui-gfx lines on stderr while genmove searches
+    live_gfx_interval: float = 0.5   # seconds between two live graphics updates
+    view_playouts: int = 0           # playouts a GoGui view adds before drawing; 0: search.playouts (5 s if 0)
+
+
+@dataclass(frozen=True)
 class EngineParams:
     search: SearchParams = field(default_factory=SearchParams)
     playout: PlayoutParams = field(default_factory=PlayoutParams)
     time: TimeParams = field(default_factory=TimeParams)
     prior: PriorParams = field(default_factory=PriorParams)
+    gtp: GtpParams = field(default_factory=GtpParams)
     data_dir: str = "../shared/data"   # where the expert game archives are read from
     name: str = "Tesuji"               # GTP name

@@ -8,11 +8,18 @@ the opponent has just passed and the area score, dead stones removed, already wi
 while the ownership says dead opponent stones are still on the board: it plays on their liberties.
 `final_score` and `final_status_list` run a search of moderate size for the ownership and hand it to
 `engine.scoring`.
+
+Client hooks (engine.ponder): with `search.ponder` the player thinks on the opponent's time after
+each genmove until `stop_pondering()`, which every method here calls first; `analyze` searches the
+current position without playing (analysis streams, GoGui views); a `Reporter` given to genmove or
+analyze is called between search slices; `interrupt()` (thread-safe) makes a running genmove or
+analyze finish at once with what it has.
 """
 from __future__ import annotations
 
+import threading
 import time
-from typing import Callable
+from typing import Callable, Optional
 
 import numpy as np
 
@@ -20,6 +27,7 @@ from engine import scoring
 from engine.board import BLACK, EMPTY, PASS, RESIGN, WHITE, Board, IllegalMove
 from engine.game import Game
 from engine.params import EngineParams
+from engine.ponder import Ponderer, Reporter, run_sliced
 from engine.search import Search
 from engine.timecontrol import TimeControl
 
@@ -42,35 +50,68 @@ class Player:
         self.time = TimeControl(self.params.time)
         self._clock = clock
         self._scoring_cache: tuple[tuple, np.ndarray] | None = None
+        self.ponderer = Ponderer(self.search)
+        self._interrupted = threading.Event()
 
     def clear(self) -> None:
         """A new game: empty board of the same size and komi, clocks back to the start."""
+        self.stop_pondering()
         self.game.clear()
         self.time.reset()
 
-    # --- moves ---
-    def genmove(self, color: int) -> int:
-        """Choose a move for `color` and play it; RESIGN is returned but not played."""
-        return self._genmove(color, cleanup=False)
+    # --- client hooks ---
+    def stop_pondering(self) -> int:
+        """End pondering if it runs; the playouts it added."""
+        return self.ponderer.stop()
 
-    def genmove_cleanup(self, color: int) -> int:
-        """As genmove, but no pass while dead opponent stones remain (kgs-genmove_cleanup)."""
-        return self._genmove(color, cleanup=True)
+    def _begin(self) -> None:
+        """Every search of a new command: pondering ends, an old interrupt is forgotten."""
+        self.stop_pondering()
+        self._interrupted.clear()
 
-    def reg_genmove(self, color: int) -> int:
-        """The move genmove would choose, without playing it or touching the clock."""
+    def interrupt(self) -> None:
+        """Make a running genmove or analyze finish now (thread-safe; GoGui's interrupt)."""
+        self._interrupted.set()
+        self.search.stop()
+
+    def analyze(self, color: int, playouts: int = 0, seconds: float = 0.0,
+                report: Optional[Reporter] = None) -> int:
+        """Search the current position with `color` to move, playing nothing, for `playouts` /
+        `seconds` (both 0: until interrupt()), reusing the tree; the results are in `self.search`."""
         _check_color(color)
+        self._begin()
         board = self.game.board.copy()
         board.to_play = color
-        return self._choose(board, color, cleanup=False)
+        self.search.set_root(_play_on(board) if self.game.is_over() else board, self.game.history_hashes())
+        interval = report.interval if report is not None else UNTIMED_SECONDS
+        return run_sliced(self.search, playouts, seconds, interval, report.report if report else None,
+                          self._interrupted.is_set)
 
-    def _genmove(self, color: int, cleanup: bool) -> int:
+    # --- moves ---
+    def genmove(self, color: int, report: Optional[Reporter] = None) -> int:
+        """Choose a move for `color` and play it; RESIGN is returned but not played."""
+        return self._genmove(color, cleanup=False, report=report)
+
+    def genmove_cleanup(self, color: int, report: Optional[Reporter] = None) -> int:
+        """As genmove, but no pass while dead opponent stones remain (kgs-genmove_cleanup)."""
+        return self._genmove(color, cleanup=True, report=report)
+
+    def reg_genmove(self, color: int, report: Optional[Reporter] = None) -> int:
+        """The move genmove would choose, without playing it or touching the clock."""
+        _check_color(color)
+        self._begin()
+        board = self.game.board.copy()
+        board.to_play = color
+        return self._choose(board, color, cleanup=False, report=report)
+
+    def _genmove(self, color: int, cleanup: bool, report: Optional[Reporter] = None) -> int:
         _check_color(color)
         start = self._clock()
+        self._begin()
         board = self.game.board
         if board.to_play != color:      # GTP lets either colour move
             board.to_play = color
-        move = self._choose(board, color, cleanup)
+        move = self._choose(board, color, cleanup, report)
         if move == RESIGN:
             self.game.result = ("W" if color == BLACK else "B") + "+R"
         else:
@@ -80,9 +121,11 @@ class Player:
                 move = PASS
                 self.game.play(color, PASS)
         self.time.spend(color, self._clock() - start)
+        if self.params.search.ponder and move != RESIGN and not self.game.is_over():
+            self.ponderer.start(self.game.board, self.game.history_hashes())
         return move
 
-    def _choose(self, board: Board, color: int, cleanup: bool) -> int:
+    def _choose(self, board: Board, color: int, cleanup: bool, report: Optional[Reporter] = None) -> int:
         sp = self.params.search
         start = self._clock()
         playouts, seconds = self._limits(color, board)
@@ -101,7 +144,7 @@ class Player:
                 seconds = max(MIN_SECONDS, seconds - (self._clock() - start))
         # After two passes the search would only score the root: search the play-on position.
         self.search.set_root(_play_on(board) if self.game.is_over() else board, history)
-        self.search.run(playouts=playouts, seconds=seconds)
+        self._run(playouts, seconds, report)
         if not cleanup and self._should_resign():
             return RESIGN
         # Passing first only makes sense in a won position: a losing engine plays on (or resigns).
@@ -120,8 +163,17 @@ class Player:
         """Ownership from a search of the play-on position: with the pass count cleared, a pass
         does not end the simulations early, so dead stones really get captured in them."""
         self.search.set_root(_play_on(board), history)
-        self.search.run(playouts=playouts, seconds=seconds)
+        self._run(playouts, seconds)
         return np.array(self.search.ownership(), dtype=np.float32)
+
+    def _run(self, playouts: int, seconds: float, report: Optional[Reporter] = None) -> int:
+        """Search.run, in slices when reporting; nothing once interrupted."""
+        if self._interrupted.is_set():
+            return 0
+        if report is None:
+            return self.search.run(playouts=playouts, seconds=seconds)
+        return run_sliced(self.search, playouts, seconds, report.interval, report.report,
+                          self._interrupted.is_set)
 
     def _should_resign(self) -> bool:
         """Hopeless: the win rate is under the threshold and the best move is well explored
@@ -178,12 +230,14 @@ class Player:
     # --- scoring ---
     def final_score(self) -> str:
         """GTP final_score: area score with dead stones removed, "B+3.5" / "W+0.5" / "0"."""
+        self._begin()
         return scoring.format_score(scoring.final_score(self.game.board, self._final_ownership()))
 
     def final_status_list(self, status: str) -> list[list[int]]:
         """GTP final_status_list: the groups (lists of points) that are alive, dead or in seki."""
         if status not in scoring.STATUSES:
             raise ValueError(f"unknown status {status!r} (alive, dead, seki)")
+        self._begin()
         return scoring.classify(self.game.board, self._final_ownership())[status]
 
     def _final_ownership(self) -> np.ndarray:

@@ -170,9 +170,11 @@ class TimeControl:
         byo = self._byoyomi_budget(clock) if self.system != ABSOLUTE else 0.0
         if clock.in_byoyomi:
             return byo
-        share = clock.main / self.moves_left(board_size, move_number)
+        moves_left = self.moves_left(board_size, move_number)
+        share = clock.main / moves_left
         if self.system == ABSOLUTE:
-            return min(share, clock.main - margin)
+            # Every move still to play costs latency on top of its thinking: keep a margin for each.
+            return max(0.0, clock.main - margin * moves_left) / moves_left
         # When main time runs out during this move, byo-yomi begins and pays for the rest.
         return min(max(share, byo), clock.main + byo)
 

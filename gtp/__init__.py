@@ -3,8 +3,11 @@
 Parses and answers; holds no Go logic beyond vertex conversion. Modules, in dependency order:
 
 - `coords`     vertex text <-> engine points
-- `protocol`   GTP v2 framing: preprocessing, ids, `=`/`?` replies, error handling
+- `protocol`   GTP v2 framing: preprocessing, ids, `=`/`?` replies, error handling, background jobs
+               (streams, `# interrupt`)
 - `commands`   standard GTP v2 commands and common extensions
 - `kgs`        kgsGtp extensions
+- `analysis`   lz-analyze / kata-analyze streams and *-genmove_analyze (Sabaki, Lizzie)
+- `gogui`      GoGui analyze commands and views, interrupt, live graphics, parameters
 - `cli`        `tesuji gtp [--config FILE] [--set key=value ...]`
 """

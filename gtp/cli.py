@@ -14,7 +14,9 @@ from typing import Optional, Sequence
 import engine
 from engine.config import ConfigError, load_config
 from engine.params import EngineParams, PriorParams
+from gtp.analysis import KataAnalysisCommands, LzAnalysisCommands
 from gtp.commands import StandardCommands
+from gtp.gogui import GoGuiCommands, LiveGfx, ViewCommands
 from gtp.kgs import KgsCommands
 from gtp.protocol import GtpServer
 
@@ -40,8 +42,15 @@ def make_prior(p: PriorParams):
 
 
 def make_server(player, params: EngineParams) -> GtpServer:
-    """Every command group around one player."""
-    return GtpServer([StandardCommands(player, params.name, engine_version()), KgsCommands(player)])
+    """Every command group around one player; any command stops pondering first."""
+    server = GtpServer()
+    live_gfx = LiveGfx(player, server.write_log)
+    for group in [StandardCommands(player, params.name, engine_version(), live_gfx),
+                  KgsCommands(player, live_gfx), KataAnalysisCommands(player), LzAnalysisCommands(player),
+                  GoGuiCommands(), ViewCommands(player)]:
+        server.add(group)
+    server.before_command.append(player.stop_pondering)
+    return server
 
 
 def run_gtp(params: EngineParams) -> int:
@@ -57,6 +66,8 @@ def run_gtp(params: EngineParams) -> int:
         server.serve(sys.stdin.buffer, protocol_out)
     except KeyboardInterrupt:
         return 130
+    finally:   # no search thread may outlive the interpreter's objects at exit
+        player.stop_pondering()
     return 0
 
 

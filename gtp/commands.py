@@ -3,16 +3,19 @@
 Each handler converts and checks all of its arguments first and only then touches the game, so a
 `?` reply leaves everything as it was. Error messages are those of the spec and of GnuGo, the
 reference implementation. The argument converters below are shared with the other groups.
+
+`genmove` and `reg_genmove` run as background jobs (`protocol.Job`), so that GoGui's `# interrupt`
+can cut the search short; with GoGui live graphics on (gtp.live_gfx) they draw the search on stderr.
 """
 from __future__ import annotations
 
 import math
 import re
 import time
-from typing import Sequence
+from typing import Callable, Sequence
 
 from gtp.coords import MAX_SIZE, MIN_SIZE, VertexError, point_to_vertex, vertex_to_point
-from gtp.protocol import CommandGroup, GtpError
+from gtp.protocol import CommandGroup, GtpError, Job
 
 BLACK, WHITE = 1, 2   # engine.board's colour values
 _INT = re.compile(r"[+-]?[0-9]+")
@@ -66,13 +69,30 @@ def format_points(points, size: int) -> str:
     return " ".join(point_to_vertex(p, size) for p in points)
 
 
+def move_job(player, color: int, choose: Callable, live_gfx=None) -> Job:
+    """A genmove-like command as an interruptible job: `choose(color, report=...)` gives the point,
+    the reply is its vertex. live_gfx: a gogui.LiveGfx, or None."""
+    size = player.game.board.size
+
+    def run(emit) -> str:
+        report = live_gfx.reporter(color) if live_gfx is not None else None
+        try:
+            move = choose(color, report=report)
+        finally:
+            if report is not None:
+                live_gfx.clear()
+        return point_to_vertex(move, size)
+    return Job(run, interrupt=player.interrupt)
+
+
 class StandardCommands(CommandGroup):
     """GTP v2 required, setup, play, scoring, time and regression commands, through a Player."""
 
-    def __init__(self, player, name: str, version: str):
+    def __init__(self, player, name: str, version: str, live_gfx=None):
         self.player = player
         self.name = name
         self.version = version
+        self.live_gfx = live_gfx   # gogui.LiveGfx or None
 
     @property
     def game(self):
@@ -198,15 +218,15 @@ class StandardCommands(CommandGroup):
             raise GtpError("illegal move") from None
         return ""
 
-    def cmd_genmove(self, args: Sequence[str]) -> str:
+    def cmd_genmove(self, args: Sequence[str]) -> Job:
         expect_args(args, 1)
         color = parse_color(args[0])
-        return point_to_vertex(self.player.genmove(color), self.size)
+        return move_job(self.player, color, self.player.genmove, self.live_gfx)
 
-    def cmd_reg_genmove(self, args: Sequence[str]) -> str:
+    def cmd_reg_genmove(self, args: Sequence[str]) -> Job:
         expect_args(args, 1)
         color = parse_color(args[0])
-        return point_to_vertex(self.player.reg_genmove(color), self.size)
+        return move_job(self.player, color, self.player.reg_genmove, self.live_gfx)
 
     def cmd_undo(self, args: Sequence[str]) -> str:
         expect_args(args, 0)

@@ -2,14 +2,20 @@
 
 kgsGtp probes for them with `known_command` and falls back to the standard commands without them.
 Scoring stays area scoring under every rule set: `kgs-rules` only records what the server said.
+
+What kgsGtp sends and where it is answered: `kgs-genmove_cleanup` (after a dead-stone dispute: never
+passes while the ownership says dead opponent stones remain, it plays on their liberties instead),
+`kgs-time_settings none | absolute M | byoyomi M P N | canadian M P S` (engine.timecontrol; with
+byoyomi `time_left c secs n` gives the periods left as n), `final_status_list dead` and the rest of
+the standard commands (gtp.commands), `kgs-game_over` (stops pondering) and `kgs-rules`. `kgs-chat`
+is deliberately absent: it crashes kgsGtp 3.5.20 and later.
 """
 from __future__ import annotations
 
 from typing import Sequence
 
-from gtp.commands import expect_args, parse_color, parse_float, parse_int
-from gtp.coords import point_to_vertex
-from gtp.protocol import CommandGroup, GtpError
+from gtp.commands import expect_args, move_job, parse_color, parse_float, parse_int
+from gtp.protocol import CommandGroup, GtpError, Job
 
 RULES = ("chinese", "aga", "new_zealand", "japanese")
 # system -> number of arguments after it: main time, then byo-yomi time and periods or stones
@@ -21,14 +27,15 @@ class KgsCommands(CommandGroup):
 
     prefix = "kgs-"
 
-    def __init__(self, player):
+    def __init__(self, player, live_gfx=None):
         self.player = player
         self.rules = "chinese"
+        self.live_gfx = live_gfx   # gogui.LiveGfx or None
 
-    def cmd_genmove_cleanup(self, args: Sequence[str]) -> str:
+    def cmd_genmove_cleanup(self, args: Sequence[str]) -> Job:
         expect_args(args, 1)
         color = parse_color(args[0])
-        return point_to_vertex(self.player.genmove_cleanup(color), self.player.game.board.size)
+        return move_job(self.player, color, self.player.genmove_cleanup, self.live_gfx)
 
     def cmd_time_settings(self, args: Sequence[str]) -> str:
         if not args or args[0].lower() not in TIME_SYSTEMS:
@@ -45,7 +52,8 @@ class KgsCommands(CommandGroup):
         return ""
 
     def cmd_game_over(self, args: Sequence[str]) -> str:
-        return ""   # nothing runs between commands (no pondering), so there is nothing to stop
+        self.player.stop_pondering()   # the game is over: nothing to think about any more
+        return ""
 
     def cmd_rules(self, args: Sequence[str]) -> str:
         expect_args(args, 1)

@@ -1,0 +1,133 @@
+"""Background searching: sliced runs with reports, pondering and its tree reuse, interrupts."""
+import threading
+import time
+
+import pytest
+
+from engine.board import BLACK, WHITE, Board
+from engine.params import EngineParams, PlayoutParams, SearchParams
+from engine.player import Player
+from engine.ponder import Ponderer, Reporter, run_sliced, stop_thread
+from engine.search import Search
+
+
+def make_player(ponder: bool, playouts: int = 200, size: int = 9) -> Player:
+    search = SearchParams(playouts=playouts, seed=3, ponder=ponder, resign_threshold=0.0, max_nodes=50_000)
+    player = Player(EngineParams(search=search))
+    player.game.set_size(size)
+    return player
+
+
+def make_search(size: int = 7) -> tuple[Search, Board]:
+    search = Search(SearchParams(seed=5, max_nodes=20_000), PlayoutParams())
+    board = Board(size)
+    search.set_root(board)
+    return search, board
+
+
+def test_run_sliced_stops_at_the_playout_limit_and_reports_between_slices():
+    search, _ = make_search()
+    reports = []
+    done = run_sliced(search, playouts=300, seconds=0.0, interval=0.001,
+                      report=lambda: reports.append(search.root_visits()))
+    assert done == 300
+    assert search.root_visits() == 300
+    assert len(reports) >= 2                   # a 1 ms slice holds far fewer than 300 playouts
+    assert reports == sorted(reports) and reports[-1] == 300
+
+
+def test_run_sliced_without_limits_runs_until_stopped():
+    search, _ = make_search()
+    halt = threading.Event()
+    result = {}
+    thread = threading.Thread(
+        target=lambda: result.setdefault("n", run_sliced(search, 0, 0.0, 0.02, None, halt.is_set)))
+    thread.start()
+    time.sleep(0.15)
+    assert thread.is_alive()
+    halt.set()
+    stop_thread(thread, search.stop)
+    assert result["n"] > 0 and result["n"] == search.root_visits()
+
+
+def test_run_sliced_rejects_a_bad_interval():
+    search, _ = make_search()
+    with pytest.raises(ValueError):
+        run_sliced(search, 10, 0.0, 0.0)
+
+
+def test_ponderer_searches_until_stopped_and_stop_is_idempotent():
+    search, board = make_search()
+    ponderer = Ponderer(search)
+    assert ponderer.stop() == 0                # nothing to stop
+    ponderer.start(board)
+    time.sleep(0.1)
+    assert ponderer.is_pondering
+    n = ponderer.stop()
+    assert not ponderer.is_pondering and n > 0
+    assert search.root_visits() == n
+    visits = search.root_visits()
+    time.sleep(0.05)
+    assert search.root_visits() == visits      # really stopped
+    assert ponderer.stop() == 0
+
+
+def test_pondering_is_off_by_default():
+    player = Player(EngineParams(search=SearchParams(playouts=50, seed=1)))
+    player.game.set_size(7)
+    player.genmove(BLACK)
+    assert not player.ponderer.is_pondering
+
+
+def test_ponder_tree_is_reused_when_the_opponent_plays_the_expected_move():
+    player = make_player(ponder=True)
+    player.genmove(BLACK)
+    assert player.ponderer.is_pondering
+    time.sleep(0.3)
+    pondered = player.stop_pondering()
+    assert pondered > 0
+    # The ponder root is the position after our move, White to play (genmove's subtree of it, reused).
+    assert player.search.root_visits() >= pondered
+    expected = player.search.root_children()[0]
+    player.game.play(WHITE, expected["move"])
+    player.search.set_root(player.game.board, player.game.history_hashes())
+    assert player.search.root_visits() == expected["visits"] > 0
+    # genmove searches its playouts on top of the pondered subtree.
+    player.genmove(BLACK)
+    assert player.ponderer.is_pondering
+    player.stop_pondering()
+
+
+def test_every_player_search_stops_pondering_first():
+    player = make_player(ponder=True, size=7)
+    player.genmove(BLACK)
+    assert player.ponderer.is_pondering
+    player.final_score()
+    assert not player.ponderer.is_pondering
+    player.genmove(WHITE)
+    player.clear()
+    assert not player.ponderer.is_pondering and not player.game.moves
+
+
+def test_interrupt_ends_an_unlimited_analysis_and_a_long_genmove():
+    player = make_player(ponder=False, playouts=0)
+    reports = []
+    report = Reporter(0.02, lambda: reports.append(player.search.root_visits()))
+    thread = threading.Thread(target=player.analyze, args=(BLACK,), kwargs={"report": report})
+    thread.start()
+    time.sleep(0.2)
+    assert thread.is_alive() and reports
+    stop_thread(thread, player.interrupt)
+    assert reports == sorted(reports)
+    assert player.game.moves == []             # analysis plays nothing
+
+    result = {}
+    thread = threading.Thread(target=lambda: result.setdefault("move", player.genmove(BLACK)))
+    thread.start()                            # playouts=0 and no clock: a 10 s search
+    time.sleep(0.2)
+    start = time.monotonic()
+    stop_thread(thread, player.interrupt)
+    assert time.monotonic() - start < 2.0
+    assert player.game.moves == [(BLACK, result["move"])]
+    # An old interrupt does not cut the next search short.
+    assert player.analyze(WHITE, playouts=100) == 100

@@ -1,0 +1,234 @@
+"""KGS play through kgsGtp's commands: timed games, the clock policy at KGS settings, cleanup.
+
+The timed game is refereed by the test's own clock, as the KGS server keeps it: Japanese byo-yomi
+(main time, then periods; a move that overruns a period costs one period per period it overruns,
+losing the last one loses the game), and it tells the engine the clock with `time_left` before every
+`genmove` as kgsGtp does (`time_left w SECONDS 0` in main time; in byo-yomi the period's seconds and
+the number of periods left).
+"""
+import os
+import re
+import time
+from dataclasses import dataclass
+
+import pytest
+
+from engine.board import BLACK
+from engine.params import TimeParams
+from engine.timecontrol import TimeControl
+from tests.gtp.gtpproc import FAST, GtpProcess, tesuji_command
+from tests.gtp.replies import GENMOVE, VERTEX
+
+GNUGO = "/usr/games/gnugo"
+MAX_MOVES = 200
+
+
+@dataclass
+class KgsClock:
+    """The server's clock of one player: absolute, Japanese byo-yomi or Canadian."""
+    system: str
+    main: float
+    period: float = 0.0
+    count: int = 0            # byoyomi: periods; canadian: stones per period
+    in_byoyomi: bool = False
+    left_in_period: float = 0.0
+    stones: int = 0
+    lost: bool = False
+
+    def __post_init__(self):
+        self.periods = self.count
+        if self.main <= 0 and self.system in ("byoyomi", "canadian"):
+            self._enter_byoyomi()
+
+    def _enter_byoyomi(self):
+        self.in_byoyomi, self.main = True, 0.0
+        self.left_in_period, self.stones = self.period, self.count
+
+    def time_left_args(self) -> tuple[float, int]:
+        """What kgsGtp sends with time_left: (seconds, periods or stones; 0 in main time)."""
+        if not self.in_byoyomi:
+            return self.main, 0
+        if self.system == "byoyomi":
+            return self.period, self.periods
+        return self.left_in_period, self.stones
+
+    def charge(self, seconds: float) -> None:
+        if not self.in_byoyomi:
+            if seconds <= self.main or self.system == "absolute":
+                self.main -= seconds
+                self.lost = self.main < 0
+                return
+            seconds -= self.main
+            self._enter_byoyomi()
+        if self.system == "byoyomi":
+            self.periods -= int(seconds // self.period)
+            self.lost = self.periods <= 0
+        else:
+            self.left_in_period -= seconds
+            self.lost = self.left_in_period < 0
+            self.stones -= 1
+            if self.stones == 0:
+                self.left_in_period, self.stones = self.period, self.count
+
+
+# --- the clock policy at KGS settings, simulated (no real time) ---
+
+def simulate(system: str, args: tuple, size: int, n_moves: int, lag: float) -> KgsClock:
+    """n_moves own moves that each take the engine's budget plus `lag` (process, pipes, network)."""
+    control = TimeControl(TimeParams())
+    control.set_kgs(system, *args)
+    clock = KgsClock(system, *args)
+    for i in range(n_moves):
+        control.time_left(BLACK, *clock.time_left_args())
+        budget = control.budget(BLACK, size, 2 * i)
+        clock.charge(max(0.01, budget) + lag)
+        if clock.lost:
+            break
+    return clock
+
+
+@pytest.mark.parametrize("system, args, lag", [
+    ("byoyomi", (600, 30, 5), 0.5),     # KGS's usual 10 min + 5 x 30 s, half a second of lag a move
+    ("byoyomi", (0, 30, 5), 0.5),       # byo-yomi only
+    ("canadian", (600, 300, 25), 0.5),  # 10 min + 25 stones in 5 min
+    ("absolute", (180, 0, 0), 0.05),    # a fast 3-minute game with a local engine's overhead
+])
+def test_clock_policy_never_loses_a_long_19x19_game(system, args, lag):
+    main, period, count = args
+    clock = simulate(system, (main,) if system == "absolute" else args, 19, 200, lag)
+    assert not clock.lost
+    if system == "byoyomi":
+        assert clock.periods == count                 # not one period used up
+    if system == "absolute":
+        assert clock.main > 0
+
+
+def test_clock_policy_absolute_with_network_lag():
+    # Regression: the margin was kept back once, not per move to play, so a 3-minute 19x19
+    # game with 0.2 s of lag a move was lost on time near move 165.
+    assert not simulate("absolute", (180,), 19, 200, 0.2).lost
+
+
+# --- a real timed game against GnuGo ---
+
+@pytest.fixture
+def gnugo(tmp_path):
+    if not os.access(GNUGO, os.X_OK):
+        pytest.skip(f"GnuGo is not installed at {GNUGO} (make gnugo installs it)")
+    proc = GtpProcess([GNUGO, "--mode", "gtp", "--level", "0", "--chinese-rules"], cwd=str(tmp_path))
+    yield proc
+    proc.close()
+
+
+def test_byoyomi_game_finishes_with_periods_to_spare(gnugo, tmp_path, record_property):
+    # playouts=0: the clock alone decides how long each move thinks.
+    ours = GtpProcess(tesuji_command("search.playouts=0", "search.seed=5", "search.max_nodes=100000"),
+                      cwd=str(tmp_path))
+    try:
+        for engine in (ours, gnugo):
+            for command in ["boardsize 9", "clear_board", "komi 7.5"]:
+                engine.ok(command)
+        ours.ok("kgs-rules chinese")
+        ours.ok("kgs-time_settings byoyomi 5 1 3")
+        clock = KgsClock("byoyomi", 5, 1, 3)
+        moves, longest, ours_total, ending = [], 0.0, 0.0, "move limit"
+        while len(moves) < MAX_MOVES:
+            color = "w" if len(moves) % 2 else "b"
+            if color == "w":                        # Tesuji plays White, as KGS bots often do
+                ours.ok("time_left w %.3f %d" % clock.time_left_args())
+                start = time.monotonic()
+                move = ours.ok("genmove w")
+                took = time.monotonic() - start
+                clock.charge(took)
+                longest, ours_total = max(longest, took), ours_total + took
+                assert not clock.lost, f"lost on time at move {len(moves) + 1} ({took:.2f} s)"
+                assert GENMOVE.fullmatch(move), move
+                if move == "resign":
+                    ending = "Tesuji resigned"
+                    break
+                gnugo.ok(f"play w {move}")
+            else:
+                move = gnugo.ok("genmove b").lower()
+                if move == "resign":
+                    ending = "GnuGo resigned"
+                    break
+                ours.ok(f"play b {move}")
+            moves.append(move)
+            if moves[-2:] == ["pass", "pass"]:
+                ending = "two passes"
+                break
+        dead = ours.ok("final_status_list dead")
+        assert all(re.fullmatch(VERTEX, v, re.IGNORECASE) for v in dead.split()), dead
+        assert ours.ok("kgs-game_over") == ""
+        report = (f"9x9 byoyomi 5 s + 3 x 1 s, {len(moves)} moves, {ending}: Tesuji (W) thought "
+                  f"{ours_total:.1f} s, longest move {longest:.2f} s, periods left {clock.periods} of 3")
+        print(report)
+        record_property("kgs_byoyomi_game", report)
+        assert clock.in_byoyomi                       # the game outlasted main time ...
+        assert clock.periods >= 2                     # ... and kept periods to spare
+        assert longest < 1.0
+    finally:
+        assert ours.close() == 0, ours.stderr_text()[-2000:]
+
+
+# --- cleanup after a dead-stone dispute ---
+
+# Finished but for two dead White stones, B5 and C3, inside Black's area; both walls have eyes.
+DISPUTED = """
+. X . X O . O
+X X X X O O O
+. O . X O . .
+. . . X O . .
+. . O X O . .
+X X X X O O O
+. X . X O . O
+"""
+
+
+def set_up(engine, diagram: str) -> None:
+    """The diagram's stones through `play` (GTP lets either colour move), top row first."""
+    rows = diagram.strip().split("\n")
+    size = len(rows)
+    engine.ok(f"boardsize {size}")
+    engine.ok("clear_board")
+    for i, row in enumerate(rows):
+        for col, symbol in zip("ABCDEFGHJ", row.split()):
+            if symbol in "XO":
+                engine.ok(f"play {'b' if symbol == 'X' else 'w'} {col}{size - i}")
+
+
+def test_genmove_cleanup_captures_dead_stones_before_passing(engine):
+    set_up(engine, DISPUTED)
+    assert sorted(engine.ok("final_status_list dead").split()) == ["B5", "C3"]
+    played = []
+    for _ in range(12):
+        engine.ok("play w pass")                   # the opponent insists the game is over
+        move = engine.ok("kgs-genmove_cleanup b")
+        played.append(move)
+        if move == "pass":
+            break
+    assert played[-1] == "pass", played
+    assert len(played) >= 3, played                # at least two captures before the pass
+    assert engine.ok("final_status_list dead") == ""
+    board = engine.ok("showboard")
+    rows = {line.split()[0]: line.split()[1:8] for line in board.split("\n") if line.strip()[:1].isdigit()}
+    assert rows["5"][1] != "O" and rows["3"][2] != "O", board
+
+
+# --- pondering ---
+
+@pytest.mark.parametrize("ponder", [False, True])
+def test_pondering_thinks_on_the_opponents_time(tmp_path, ponder):
+    proc = GtpProcess(tesuji_command(*FAST, f"search.ponder={str(ponder).lower()}"), cwd=str(tmp_path))
+    try:
+        proc.ok("boardsize 9")
+        proc.ok("genmove b")
+        time.sleep(0.5)                             # the opponent thinks
+        # The view searches 50 playouts more (FAST) on the position after our move, reusing the tree:
+        # without pondering that tree holds at most genmove's 50 playouts.
+        text = proc.ok("tesuji-visits w")
+        playouts = int(re.search(r"(\d+) playouts", text).group(1))
+        assert (playouts > 100) == ponder, text
+        proc.ok("kgs-game_over")
+    finally:
+        assert proc.close() == 0, proc.stderr_text()[-2000:]
