@@ -5,7 +5,7 @@ GNUGO ?= /usr/games/gnugo
 DATA ?= ../shared/data
 MATCH_CONFIG ?= configs/match-quick.yaml
 
-.PHONY: install deps gnugo build test match bench-speed bench-predict check-rules train clean
+.PHONY: install deps gnugo build test match bench-speed bench-predict bench-tactics check-rules train clean
 
 install: deps gnugo build
 
@@ -46,3 +46,8 @@ train: install
 
 bench-predict: install
 	$(PYTHON) -m priors.evaluate priors/models/mm.npz --data $(DATA)
+
+# The tactical solver: Bayesian proof search vs proof-number search (B1), learned leaf priors (B2),
+# GnuGo's reading.tst through attack/defend (B3). About 45 minutes on 2 cores.
+bench-tactics: install
+	$(PYTHON) -m bench.tactics --data $(DATA)

@@ -11,5 +11,6 @@ Engines are driven only through GTP subprocesses, ours included. Results go unde
 - `report`       summary table, gogui-twogtp `.dat` file, win-rate plot
 - `match`        config-driven matches between GTP engines, on a process pool or a Dask cluster
 - `speed`        playouts per second of the search and of raw playouts
+- `tactics`      the tactical solver's benchmarks B1-B3
 - `rules`        replays the expert archives and compares every position with sgfmill
 """

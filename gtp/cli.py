@@ -19,6 +19,7 @@ from gtp.commands import StandardCommands
 from gtp.gogui import GoGuiCommands, LiveGfx, ViewCommands
 from gtp.kgs import KgsCommands
 from gtp.protocol import GtpServer
+from gtp.tactics_commands import TacticsCommands
 
 EXIT_CONFIG = 2
 EXIT_NOT_BUILT = 3
@@ -47,7 +48,7 @@ def make_server(player, params: EngineParams) -> GtpServer:
     live_gfx = LiveGfx(player, server.write_log)
     for group in [StandardCommands(player, params.name, engine_version(), live_gfx),
                   KgsCommands(player, live_gfx), KataAnalysisCommands(player), LzAnalysisCommands(player),
-                  GoGuiCommands(), ViewCommands(player)]:
+                  GoGuiCommands(), ViewCommands(player), TacticsCommands(player)]:
         server.add(group)
     server.before_command.append(player.stop_pondering)
     return server

@@ -1,0 +1,686 @@
+"""The tactical solver's benchmarks: B1 (nodes to solve, PP vs PNS), B2 (learned leaf priors on a
+train/test split) and B3 (GnuGo's reading.tst through GTP `attack`/`defend`).
+
+    python -m bench.tactics [--only b1,b3,b2] [--data ../shared/data] [--workers 2] [--quick]
+
+B1 builds capture problems from the tesuji collections of `tsumego.tar.xz` (Black or White to play,
+goal = the opponent block of 2-3 liberties nearest the book's first move) and from every `attack`
+test of GnuGo's `reading.tst`, and solves each with Bayesian proof search (PP, leaf prior 0.5) and
+proof-number search (PNS) under one node budget, move generator and tie-break. It reports solved
+counts and, on the problems both solve, the PP/PNS ratio of developed nodes (geometric mean, median,
+share within [0.5, 2], Wilcoxon signed-rank test), over the whole liberty loop and for the last L alone.
+
+B2 keeps the tsumego capture problems that PNS or PP proves (local generator) within a large labelling
+budget (the paper's "known TRUE" set) and splits them 2:1 (fixed seed). PP with a learned prior trains
+on the training set (learning after every search, retrying failures for `--passes` passes), then is
+frozen and run on the test set against PNS with the same node budget: newly solved (PP only), newly
+failed (PNS only), and the speed-up in nodes (PNS / PP) on problems both solve (arithmetic mean, the
+paper's statistic, geometric mean and median). This runs twice: with the region generator (every
+empty point of the problem, as the paper) and with the local one.
+
+B3 runs `reading.tst` unchanged through `python -m gtp.tactics_commands` (a GTP subprocess, as a
+user would: the GTP defaults, PP with leaf prior 0.1; PP with the paper's 0.5; PNS) and GnuGo
+itself, scores the answers as GnuGo's regress.awk does (the expected text is an
+anchored regular expression), and reports the share passed and the time per query.
+
+Results go to bench/results/tactics_b1.json (+ .csv, .png), tactics_b2.json, tactics_b3.json.
+"""
+from __future__ import annotations
+
+import argparse
+import concurrent.futures
+import csv
+import dataclasses
+import datetime
+import json
+import math
+import os
+import platform
+import random
+import re
+import statistics
+import sys
+import tarfile
+import tempfile
+import time
+from pathlib import Path
+from typing import Optional
+
+import numpy as np
+
+from engine import tactics
+from engine.board import BLACK, WHITE, Board
+from engine.game import Game
+from engine.tactics_priors import make_prior
+
+RESULTS = Path(__file__).resolve().parent / "results"
+ROOT = Path(__file__).resolve().parent.parent
+TESUJI_DIRS = ("2a. Tesuji/", "2b. Lee Changho Tesuji/", "2c. Great Tesuji Encyclopedia/")
+COLUMNS = "ABCDEFGHJKLMNOPQRSTUVWXYZ"
+
+
+@dataclasses.dataclass
+class Problem:
+    name: str
+    board: Board
+    goal: int                   # a stone of the block to capture
+    answers: tuple = ()         # the book's (or the test's) first moves, points
+    libs: int = 0
+
+
+# --- problems ---
+
+def vertex_name(board: Board, point: int) -> str:
+    if point < 0:
+        return "pass"
+    r, c = board.coords(point)
+    return f"{COLUMNS[c]}{r + 1}"
+
+
+def parse_vertex(board: Board, text: str) -> int:
+    text = text.strip().upper()
+    return board.point(int(text[1:]) - 1, COLUMNS.index(text[0]))
+
+
+def tsumego_problem(name: str, data: bytes) -> Optional[Problem]:
+    """A capture problem from a book problem, or None when no opponent block qualifies.
+
+    The side to play is the attacker. The goal is the opponent block with 2 or 3 liberties nearest
+    (Manhattan distance <= 2) to one of the accepted first moves; ties go to the larger block, then
+    the lower point."""
+    from sgfmill import sgf
+    try:
+        game = sgf.Sgf_game.from_bytes(data)
+        root = game.get_root()
+        board = Board(game.get_size(), 0.0)
+        black, white, _ = root.get_setup_stones()
+        board.setup([board.point(*p) for p in black], [board.point(*p) for p in white])
+        firsts = []
+        for child in root:
+            color, move = child.get_move()
+            if color and move:
+                firsts.append((color, board.point(*move)))
+    except (ValueError, KeyError, IndexError):
+        return None
+    if not firsts:
+        return None
+    to_play = root.get("PL").lower() if root.has_property("PL") else firsts[0][0]
+    attacker = BLACK if to_play == "b" else WHITE
+    answers = tuple(p for c, p in firsts if c == to_play)
+    if not answers:
+        return None
+    best, seen = None, set()
+    for p in board.points():
+        if board.color_at(p) != 3 - attacker or p in seen:
+            continue
+        stones = board.group_stones(p)
+        seen.update(stones)
+        libs = board.liberties(p)
+        if not 2 <= libs <= 3:
+            continue
+        dist = min(abs(a - c) + abs(b - d) for s in stones for (a, b) in [board.coords(s)]
+                   for (c, d) in [board.coords(f) for f in answers])
+        if dist <= 2:
+            key = (dist, -len(stones), stones[0])
+            if best is None or key < best[0]:
+                best = (key, stones[0], libs)
+    if best is None:
+        return None
+    board.to_play = attacker
+    return Problem(name, board, best[1], answers, best[2])
+
+
+def tsumego_problems(data_dir: Path, n: int, seed: int = 1) -> list[Problem]:
+    """n capture problems from the tesuji collections, in a seeded random order of the files."""
+    with tarfile.open(data_dir / "tsumego.tar.xz") as tar:
+        members = sorted((m for m in tar if m.isfile() and m.name.startswith(TESUJI_DIRS)), key=lambda m: m.name)
+        random.Random(seed).shuffle(members)
+        out = []
+        for m in members:
+            p = tsumego_problem(m.name, tar.extractfile(m).read())
+            if p is not None:
+                out.append(p)
+                if len(out) == n:
+                    break
+    return out
+
+
+@dataclasses.dataclass
+class TstCase:
+    number: str
+    command: str                # attack / defend
+    vertex: str
+    expected: str               # text inside the brackets
+    expect_fail: bool           # marked with * (GnuGo itself is known to fail)
+    sgf: str
+    move_number: Optional[int]
+    tries: tuple                # (color, vertex) played by trymove before the test
+
+
+def read_tst(text: str) -> list[TstCase]:
+    """The attack/defend tests of a GnuGo .tst file with the position each one is asked in."""
+    cases, sgf_file, move_number, tries = [], None, None, []
+    pending = None
+    for raw in text.splitlines():
+        line = raw.strip()
+        if line.startswith("#?") and pending is not None:
+            m = re.match(r"#\?\s*\[(.*)\]([&*]*)\s*$", line)
+            if m:
+                cases.append(dataclasses.replace(pending, expected=m.group(1), expect_fail="*" in m.group(2)))
+            pending = None
+            continue
+        if not line or line.startswith("#"):
+            continue
+        tokens = line.split()
+        number = tokens.pop(0) if tokens[0].isdigit() else None
+        name = tokens[0]
+        if name == "loadsgf":
+            sgf_file = tokens[1]
+            move_number = int(tokens[2]) if len(tokens) > 2 else None
+            tries = []
+        elif name == "trymove":
+            tries.append((tokens[1], tokens[2]))
+        elif name == "popgo":
+            tries.pop()
+        elif name in ("attack", "defend") and number is not None:
+            pending = TstCase(number, name, tokens[1], "", False, sgf_file, move_number, tuple(tries))
+    return cases
+
+
+def tst_position(tar: tarfile.TarFile, case: TstCase) -> Board:
+    game = Game()
+    game.load_sgf(tar.extractfile("regression/" + case.sgf).read(), case.move_number)
+    for color, v in case.tries:
+        game.play(BLACK if color.lower().startswith("b") else WHITE, parse_vertex(game.board, v))
+    return game.board
+
+
+def reading_problems(data_dir: Path) -> list[Problem]:
+    """Every `attack` test of reading.tst as a capture problem (the expected moves as answers)."""
+    out = []
+    with tarfile.open(data_dir / "gnugo_regression.tar.xz") as tar:
+        cases = read_tst(tar.extractfile("regression/reading.tst").read().decode())
+        for case in cases:
+            if case.command != "attack":
+                continue
+            board = tst_position(tar, case)
+            goal = parse_vertex(board, case.vertex)
+            answers = tuple(parse_vertex(board, v) for v in re.findall(r"[A-HJ-T][0-9]+", case.expected))
+            out.append(Problem(f"reading.tst:{case.number}", board, goal, answers, board.liberties(goal)))
+    return out
+
+
+# --- B1 ---
+
+# B1 solvers: label -> (method, leaf prior). "pp_low" is ours: a prior of 0.1 instead of the paper's 0.5.
+B1_SOLVERS = {"pp": ("pp", 0.5), "pns": ("pns", 0.5), "pp_low": ("pp", 0.1)}
+
+
+def solve_both(problem: Problem, params: dict) -> dict:
+    """Every B1 solver on one problem: a row of the per-problem table."""
+    row = {"problem": problem.name, "goal": vertex_name(problem.board, problem.goal), "libs": problem.libs}
+    for method, (kind, prior_p) in B1_SOLVERS.items():
+        p = tactics.TacticsParams(method=kind, prior_p=prior_p, **params)
+        t0 = time.process_time()
+        r = tactics.solve(problem.board, problem.goal, params=p)
+        row.update({f"{method}_value": r.value, f"{method}_nodes": r.developed,
+                    f"{method}_nodes_last": r.developed_last, f"{method}_L": r.libs_false,
+                    f"{method}_move": vertex_name(problem.board, r.move),
+                    f"{method}_book_move": r.value == "T" and r.move in problem.answers,
+                    f"{method}_cpu": round(time.process_time() - t0, 4)})
+    return row
+
+
+def ratio_stats(rows: list[dict], key: str, pp: str = "pp") -> dict:
+    both = [r for r in rows if r[f"{pp}_value"] == "T" and r["pns_value"] == "T"]
+    ratios = [r[f"{pp}_{key}"] / r[f"pns_{key}"] for r in both if r[f"pns_{key}"] > 0 and r[f"{pp}_{key}"] > 0]
+    if not ratios:
+        return {"n": 0}
+    logs = np.log(ratios)
+    out = {"n": len(ratios), "geometric_mean": float(np.exp(logs.mean())),
+           "median": float(np.median(ratios)), "within_0.5_2": float(np.mean((np.array(ratios) >= 0.5)
+                                                                          & (np.array(ratios) <= 2))),
+           "pp_lower": int(np.sum(logs < 0)), "equal": int(np.sum(logs == 0)), "pns_lower": int(np.sum(logs > 0)),
+           "geometric_mean_ci95": [float(np.exp(logs.mean() - 1.96 * logs.std(ddof=1) / math.sqrt(len(logs)))),
+                                   float(np.exp(logs.mean() + 1.96 * logs.std(ddof=1) / math.sqrt(len(logs))))]
+           if len(logs) > 1 else None}
+    try:
+        from scipy.stats import wilcoxon
+        nonzero = logs[logs != 0]
+        out["wilcoxon_p"] = float(wilcoxon(nonzero).pvalue) if len(nonzero) >= 10 else None
+    except ImportError:
+        out["wilcoxon_p"] = None
+    return out
+
+
+def b1_summary(rows: list[dict]) -> dict:
+    solved = {m: sum(r[f"{m}_value"] == "T" for r in rows) for m in B1_SOLVERS}
+    out = {"problems": len(rows), "solved_pp": solved["pp"], "solved_pns": solved["pns"],
+           "solved_both": sum(r["pp_value"] == r["pns_value"] == "T" for r in rows),
+           "solved_pp_only": sum(r["pp_value"] == "T" != r["pns_value"] for r in rows),
+           "solved_pns_only": sum(r["pns_value"] == "T" != r["pp_value"] for r in rows),
+           "ratio_total": ratio_stats(rows, "nodes"), "ratio_last_L": ratio_stats(rows, "nodes_last"),
+           "solved_pp_low": solved["pp_low"],
+           "solved_pp_low_only": sum(r["pp_low_value"] == "T" != r["pns_value"] for r in rows),
+           "solved_pns_not_pp_low": sum(r["pns_value"] == "T" != r["pp_low_value"] for r in rows),
+           "ratio_total_pp_low": ratio_stats(rows, "nodes", "pp_low")}
+    for m in B1_SOLVERS:
+        out[f"book_move_{m}"] = sum(r[f"{m}_book_move"] for r in rows)
+        out[f"cpu_seconds_{m}"] = round(sum(r[f"{m}_cpu"] for r in rows), 2)
+    return out
+
+
+def run_b1(args, pool) -> dict:
+    sets = {}
+    tsumego = tsumego_problems(args.data, args.b1_problems, seed=args.seed)
+    sets["tsumego_local"] = (tsumego, {"move_gen": "local"})
+    sets["tsumego_region"] = (tsumego[:args.b1_region_problems], {"move_gen": "region"})
+    sets["reading_local"] = (reading_problems(args.data), {"move_gen": "local"})
+    out = {}
+    all_rows = []
+    for label, (problems, gen) in sets.items():
+        params = dict(gen, max_nodes=args.b1_budget, l_max=args.l_max)
+        t0 = time.time()
+        rows = list(pool.map(solve_both, problems, [params] * len(problems)))
+        for r in rows:
+            r["set"] = label
+        all_rows += rows
+        out[label] = {"params": params, **b1_summary(rows), "wall_seconds": round(time.time() - t0, 1)}
+        print_b1(label, out[label])
+    write_csv(RESULTS / f"tactics_b1{args.suffix}.csv", all_rows)
+    plot_b1(RESULTS / f"tactics_b1{args.suffix}.png", all_rows)
+    return out
+
+
+def print_b1(label: str, s: dict) -> None:
+    rt, rl = s["ratio_total"], s["ratio_last_L"]
+    fmt = lambda r: (f"geo-mean {r['geometric_mean']:.3f} median {r['median']:.3f} "
+                     f"in[0.5,2] {100 * r['within_0.5_2']:.0f}% PP<PNS {r['pp_lower']} = {r['equal']} "
+                     f"PP>PNS {r['pns_lower']} Wilcoxon p {r['wilcoxon_p']}") if r.get("n") else "n/a"
+    print(f"B1 {label}: {s['problems']} problems, budget {s['params']['max_nodes']}: solved PP {s['solved_pp']} "
+          f"PNS {s['solved_pns']} both {s['solved_both']} (PP only {s['solved_pp_only']}, PNS only "
+          f"{s['solved_pns_only']})")
+    print(f"   PP/PNS nodes, whole L loop (n={rt.get('n', 0)}): {fmt(rt)}")
+    print(f"   PP/PNS nodes, last L only  (n={rl.get('n', 0)}): {fmt(rl)}")
+    print(f"   PP with leaf prior 0.1 (ours): solved {s['solved_pp_low']} (not PNS {s['solved_pp_low_only']}, "
+          f"PNS not it {s['solved_pns_not_pp_low']}); nodes / PNS: {fmt(s['ratio_total_pp_low'])}", flush=True)
+
+
+def write_csv(path: Path, rows: list[dict]) -> None:
+    if not rows:
+        return
+    keys = list(rows[0])
+    with open(path, "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=keys)
+        w.writeheader()
+        w.writerows(rows)
+
+
+def plot_b1(path: Path, rows: list[dict]) -> None:
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return
+    fig, ax = plt.subplots(figsize=(5, 5))
+    for label, marker in (("tsumego_local", "o"), ("tsumego_region", "s"), ("reading_local", "^")):
+        both = [r for r in rows if r["set"] == label and r["pp_value"] == r["pns_value"] == "T"]
+        ax.scatter([r["pns_nodes"] for r in both], [r["pp_nodes"] for r in both], s=10, marker=marker,
+                   label=f"{label} ({len(both)})", alpha=0.6)
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    lo, hi = 1, max([1] + [max(r["pp_nodes"], r["pns_nodes"]) for r in rows])
+    ax.plot([lo, hi], [lo, hi], "k-", lw=0.5)
+    ax.plot([lo, hi], [2 * lo, 2 * hi], "k:", lw=0.5)
+    ax.plot([lo, hi], [lo / 2, hi / 2], "k:", lw=0.5)
+    ax.set_xlabel("PNS nodes developed")
+    ax.set_ylabel("PP nodes developed")
+    ax.set_title("B1: nodes to solve (both solved)")
+    ax.legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+
+
+# --- B2 ---
+
+# name -> (prior, its parameters, learning mode). The first four are the paper's Fig. 8 panels; the
+# consistent ones add our over-fitting controls: no FALSE from the searches at a lower L than the final
+# one (learn="consistent"), and clipped prior log-odds.
+B2_CONFIGS = {
+    "beta_1": ("beta", {"alpha0": 1, "beta0": 1}, True),
+    "beta_1000": ("beta", {"alpha0": 1000, "beta0": 1000}, True),
+    "hier_0obs": ("hier", {}, True),
+    "hier_virtual": ("hier", {"k_virtual": 3}, True),
+    "hier_consistent": ("hier", {}, "consistent"),
+    "hier_consistent_clip": ("hier", {"clip": 4.0}, "consistent"),
+}
+
+
+def solve_pp_uniform(problem: Problem, params: dict) -> tuple:
+    r = tactics.solve(problem.board, problem.goal, params=tactics.TacticsParams(method="pp", **params))
+    return r.value, r.developed
+
+
+def solve_pns(problem: Problem, params: dict) -> tuple:
+    r = tactics.solve(problem.board, problem.goal, params=tactics.TacticsParams(method="pns", **params))
+    return r.value, r.developed
+
+
+def train_and_test(config: str, train: list[Problem], test: list[Problem], params: dict, passes: int) -> dict:
+    kind, kw, learn = B2_CONFIGS[config]
+    prior = make_prior(kind, **kw)
+    p = tactics.TacticsParams(method="pp", **params)
+    todo, solved_train, t0 = list(train), 0, time.process_time()
+    for n_pass in range(passes):
+        failed = []
+        for problem in todo:
+            r = tactics.solve(problem.board, problem.goal, params=p, prior=prior, learn=learn)
+            if r.value == "T":
+                solved_train += 1
+            else:
+                failed.append(problem)
+        if len(failed) == len(todo):
+            break
+        todo = failed
+        if kind == "hier" and n_pass == 0:
+            prior.beta_sq = prior.fit_beta_sq()
+            prior._cache.clear()
+    train_cpu = time.process_time() - t0
+    results = []
+    t0 = time.process_time()
+    for problem in test:
+        r = tactics.solve(problem.board, problem.goal, params=p, prior=prior)
+        results.append((r.value, r.developed))
+    return {"config": config, "prior": kind, "prior_params": kw, "learn": learn, "train_solved": solved_train,
+            "train_cpu": round(train_cpu, 1), "test": results, "test_cpu": round(time.process_time() - t0, 1),
+            "patterns": len(getattr(prior, "counts_", getattr(prior, "b_", {}))),
+            "beta_sq": getattr(prior, "beta_sq", None)}
+
+
+def label_problem(problem: Problem, params: dict) -> bool:
+    """Known TRUE: proved by PNS or by PP (prior 0.5) within the labelling budget."""
+    for method in ("pns", "pp"):
+        r = tactics.solve(problem.board, problem.goal, params=tactics.TacticsParams(method=method, **params))
+        if r.value == "T":
+            return True
+    return False
+
+
+def run_b2(args, pool) -> dict:
+    candidates = tsumego_problems(args.data, args.b2_pool, seed=args.seed + 1)
+    label_params = {"move_gen": "local", "max_nodes": args.b2_label_budget, "l_max": args.l_max}
+    known = list(pool.map(label_problem, candidates, [label_params] * len(candidates)))
+    problems = [p for p, ok in zip(candidates, known) if ok]
+    print(f"B2: {len(problems)} of {len(candidates)} candidate problems proved TRUE within "
+          f"{args.b2_label_budget} nodes by PNS or PP", flush=True)
+    rng = random.Random(args.seed)
+    order = list(range(len(problems)))
+    rng.shuffle(order)
+    n_train = (2 * len(problems)) // 3
+    train = [problems[i] for i in order[:n_train]]
+    test = [problems[i] for i in order[n_train:]]
+    out = {"candidates": len(candidates), "label_budget": args.b2_label_budget, "train": len(train),
+           "test": len(test), "passes": args.passes}
+    for regime, budget in (("region", args.b2_budget), ("local", args.b2_local_budget)):
+        out[regime] = b2_regime(pool, train, test, {"move_gen": regime, "max_nodes": budget, "l_max": args.l_max},
+                                args.passes)
+    return out
+
+
+def b2_regime(pool, train: list[Problem], test: list[Problem], params: dict, passes: int) -> dict:
+    """Every B2 configuration trained and tested under one move generator and node budget."""
+    pns = list(pool.map(solve_pns, test, [params] * len(test)))
+    uniform = list(pool.map(solve_pp_uniform, test, [params] * len(test)))
+    configs = list(B2_CONFIGS)
+    runs = list(pool.map(train_and_test, configs, [train] * len(configs), [test] * len(configs),
+                         [params] * len(configs), [passes] * len(configs)))
+    out = {"params": params, "pns_solved": sum(v == "T" for v, _ in pns),
+           "pp_uniform_solved": sum(v == "T" for v, _ in uniform), "configs": {},
+           "per_problem": {"names": [p.name for p in test], "pns": pns, "pp_uniform": uniform}}
+    print(f"B2 {params['move_gen']} generator: {len(train)} train / {len(test)} test problems, budget "
+          f"{params['max_nodes']} nodes: PNS solves {out['pns_solved']}, PP(0.5) {out['pp_uniform_solved']}")
+    for run in runs:
+        res = run.pop("test")
+        newly_solved = sum(v == "T" and pv != "T" for (v, _), (pv, _) in zip(res, pns))
+        newly_failed = sum(v != "T" and pv == "T" for (v, _), (pv, _) in zip(res, pns))
+        speed = [pn / n for (v, n), (pv, pn) in zip(res, pns) if v == pv == "T" and n > 0]
+        s = dict(run, solved=sum(v == "T" for v, _ in res), newly_solved=newly_solved, newly_failed=newly_failed,
+                 both=len(speed),
+                 speedup_mean=float(np.mean(speed)) if speed else None,
+                 speedup_geomean=float(np.exp(np.mean(np.log(speed)))) if speed else None,
+                 speedup_median=float(np.median(speed)) if speed else None, per_problem=res)
+        out["configs"][run["config"]] = s
+        print(f"   {run['config']:15s} train solved {run['train_solved']:4d}  test solved {s['solved']:3d}  "
+              f"newly solved {newly_solved:3d}  newly failed {newly_failed:3d}  speed-up (n={len(speed)}) "
+              f"mean {_f(s['speedup_mean'])} geo {_f(s['speedup_geomean'])} median {_f(s['speedup_median'])}"
+              f"  [{run['train_cpu']:.0f}+{run['test_cpu']:.0f} cpu s]", flush=True)
+    return out
+
+
+def _f(x) -> str:
+    return "n/a" if x is None else f"{x:.2f}"
+
+
+# --- B3 ---
+
+def regress_match(expected: str, result: str) -> bool:
+    """regress.awk: `[!]pattern`, anchored at both ends, an extended regular expression."""
+    negate = expected.startswith("!")
+    pattern = "^" + (expected[1:] if negate else expected) + "$"
+    try:
+        ok = re.search(pattern, result) is not None
+    except re.error:
+        ok = False
+    return ok != negate
+
+
+def run_tst(command: list[str], tst_name: str, data_dir: Path, timeout: float) -> dict:
+    """Feed one .tst file to an engine command line, as GnuGo's regression does; score every test."""
+    from bench.gtpclient import EngineFault, GtpEngine, GtpError
+    with tarfile.open(data_dir / "gnugo_regression.tar.xz") as tar, tempfile.TemporaryDirectory() as tmp:
+        text = tar.extractfile(f"regression/{tst_name}").read().decode()
+        needed = {line.split()[1] for line in text.splitlines() if line.strip().startswith("loadsgf")}
+        for name in needed:       # the positions, in a scratch directory outside the repository
+            dest = Path(tmp) / name
+            dest.parent.mkdir(parents=True, exist_ok=True)
+            dest.write_bytes(tar.extractfile("regression/" + name).read())
+        expected = {c.number: c for c in read_tst(text)}
+        rows = []
+        # our engine runs from the scratch directory, so it finds its packages through PYTHONPATH
+        os.environ["PYTHONPATH"] = os.pathsep.join([str(ROOT)] + [p for p in [os.environ.get("PYTHONPATH")] if p])
+        engine = GtpEngine(command, timeout=timeout, cwd=tmp).start()
+        try:
+            for raw in text.splitlines():
+                line = raw.split("#", 1)[0].strip()
+                if not line:
+                    continue
+                tokens = line.split()
+                number = tokens.pop(0) if tokens[0].isdigit() else None
+                t0 = time.perf_counter()
+                try:
+                    reply = engine.send(" ".join(tokens))
+                except GtpError as e:
+                    reply = f"? {e}"
+                except EngineFault as e:
+                    reply = f"! {e.kind}"
+                    engine.restart()
+                seconds = time.perf_counter() - t0
+                case = expected.get(number) if number else None
+                if case is not None:
+                    rows.append({"test": number, "command": case.command, "vertex": case.vertex,
+                                 "expected": case.expected, "got": reply, "passed": regress_match(case.expected, reply),
+                                 "ko": bool(re.match(r"^\(?[23]", case.expected)), "expect_fail": case.expect_fail,
+                                 "seconds": round(seconds, 4)})
+        finally:
+            engine.close()
+    return summarize_tst(rows)
+
+
+def summarize_tst(rows: list[dict]) -> dict:
+    n = len(rows)
+    plain = [r for r in rows if not r["ko"]]
+    secs = [r["seconds"] for r in rows]
+    return {"tests": n, "passed": sum(r["passed"] for r in rows),
+            "share_passed": sum(r["passed"] for r in rows) / n if n else None,
+            "non_ko_tests": len(plain), "non_ko_passed": sum(r["passed"] for r in plain),
+            "attack_passed": f"{sum(r['passed'] for r in rows if r['command'] == 'attack')}/"
+                             f"{sum(r['command'] == 'attack' for r in rows)}",
+            "defend_passed": f"{sum(r['passed'] for r in rows if r['command'] == 'defend')}/"
+                             f"{sum(r['command'] == 'defend' for r in rows)}",
+            "seconds_per_query_mean": statistics.mean(secs) if secs else None,
+            "seconds_per_query_median": statistics.median(secs) if secs else None,
+            "seconds_per_query_max": max(secs) if secs else None, "rows": rows}
+
+
+def run_b3(args, pool) -> dict:
+    engines = {}
+    for label, method, prior_p in (("tesuji_pp", "pp", 0.1), ("tesuji_pp_paper", "pp", 0.5),
+                                   ("tesuji_pns", "pns", 0.5)):
+        engines[label] = [sys.executable, "-m", "gtp.tactics_commands", "--method", method, "--prior-p",
+                          str(prior_p), "--budget", str(args.b3_budget), "--set", "search.max_nodes=1000"]
+    if os.path.exists(args.gnugo):
+        engines["gnugo"] = [args.gnugo, "--mode", "gtp", "--quiet"]
+    labels = list(engines)
+    results = list(pool.map(run_tst, [engines[k] for k in labels], ["reading.tst"] * len(labels),
+                            [args.data] * len(labels), [args.b3_timeout] * len(labels)))
+    out = {}
+    for label, res in zip(labels, results):
+        out[label] = dict(res, command=" ".join(engines[label]))
+        print(f"B3 {label:15s} reading.tst: passed {res['passed']}/{res['tests']} "
+              f"({100 * res['share_passed']:.1f}%); without ko-result tests {res['non_ko_passed']}/"
+              f"{res['non_ko_tests']}; attack {res['attack_passed']}, defend {res['defend_passed']}; "
+              f"seconds per query mean {res['seconds_per_query_mean']:.3f} median "
+              f"{res['seconds_per_query_median']:.3f} max {res['seconds_per_query_max']:.2f}", flush=True)
+    return out
+
+
+# --- the simple ladder reader against the solver ---
+
+def ladder_positions(data_dir: Path, n_games: int, every: int = 10) -> list[tuple[Board, int]]:
+    """(position, stone) for every block of 2 liberties in every `every`-th position of the first
+    n_games games of kgs6d_even.tar.xz, the block's opponent to move."""
+    from sgfmill import sgf, sgf_moves
+    out = []
+    with tarfile.open(data_dir / "kgs6d_even.tar.xz") as tar:
+        members = [m for m in tar if m.isfile()][:n_games]
+        for m in members:
+            game = sgf.Sgf_game.from_bytes(tar.extractfile(m).read())
+            setup, plays = sgf_moves.get_setup_and_moves(game)
+            board = Board(game.get_size(), 0.0)
+            stones = setup.list_occupied_points()
+            board.setup([board.point(*pt) for col, pt in stones if col == "b"],
+                        [board.point(*pt) for col, pt in stones if col == "w"])
+            for i, (color, move) in enumerate(plays):
+                try:
+                    board.play(board.point(*move) if move else -1, BLACK if color == "b" else WHITE)
+                except ValueError:
+                    break
+                if i % every:
+                    continue
+                seen = set()
+                for p in board.points():
+                    if board.color_at(p) in (BLACK, WHITE) and p not in seen:
+                        stones = board.group_stones(p)
+                        seen.update(stones)
+                        if board.liberties(p) == 2:
+                            pos = board.copy()
+                            pos.to_play = 3 - board.color_at(p)
+                            out.append((pos, p))
+    return out
+
+
+def compare_ladder(item: tuple, budget: int) -> tuple:
+    from priors.ladder import is_ladder_attack
+    board, stone = item
+    ladder = is_ladder_attack(board, stone)
+    r = tactics.solve(board, stone, params=tactics.TacticsParams(move_gen="local", max_nodes=budget, l_max=3))
+    return ladder, r.value, r.developed
+
+
+def run_ladder(args, pool) -> dict:
+    items = ladder_positions(args.data, args.ladder_games)
+    rows = list(pool.map(compare_ladder, items, [args.ladder_budget] * len(items), chunksize=64))
+    table = {}
+    for ladder, value, _ in rows:
+        key = f"ladder={'T' if ladder else 'F'} solver={value}"
+        table[key] = table.get(key, 0) + 1
+    out = {"blocks": len(rows), "budget": args.ladder_budget, "table": table,
+           "solver_nodes_mean": float(np.mean([n for _, _, n in rows])) if rows else None}
+    print(f"ladder reader vs solver (PP, local generator, L = 3, {args.ladder_budget} nodes) on {len(rows)} "
+          f"two-liberty blocks: {table}", flush=True)
+    return out
+
+
+# --- driver ---
+
+def provenance(args, argv) -> dict:
+    from bench.speed import git_commit
+    return {"command": "python -m bench.tactics " + " ".join(argv), "commit": git_commit(),
+            "date": datetime.datetime.now().isoformat(timespec="seconds"), "machine": platform.node(),
+            "cpu": platform.processor() or platform.machine(), "cpus": os.cpu_count(),
+            "python": platform.python_version(),
+            "config": {k: (str(v) if isinstance(v, Path) else v) for k, v in vars(args).items()}}
+
+
+def parse_args(argv):
+    ap = argparse.ArgumentParser(prog="python -m bench.tactics", description=__doc__.split("\n\n")[0])
+    ap.add_argument("--only", default="b1,b3,b2", help="comma-separated: b1, b2, b3, ladder")
+    ap.add_argument("--data", type=Path, default=ROOT.parent / "shared" / "data")
+    ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--l-max", type=int, default=8)
+    ap.add_argument("--b1-problems", type=int, default=400)
+    ap.add_argument("--b1-region-problems", type=int, default=150)
+    ap.add_argument("--b1-budget", type=int, default=100_000)
+    ap.add_argument("--b2-pool", type=int, default=1000, help="candidate problems, filtered to known TRUE")
+    ap.add_argument("--b2-label-budget", type=int, default=50_000)
+    ap.add_argument("--b2-budget", type=int, default=10_000, help="nodes per test problem, region generator")
+    ap.add_argument("--b2-local-budget", type=int, default=2_000, help="nodes per test problem, local generator")
+    ap.add_argument("--passes", type=int, default=2)
+    ap.add_argument("--b3-budget", type=int, default=20_000)
+    ap.add_argument("--b3-timeout", type=float, default=300.0)
+    ap.add_argument("--gnugo", default="/usr/games/gnugo")
+    ap.add_argument("--ladder-games", type=int, default=40)
+    ap.add_argument("--ladder-budget", type=int, default=2000)
+    ap.add_argument("--quick", action="store_true", help="a small smoke run (few problems, small budgets)")
+    args = ap.parse_args(argv)
+    args.suffix = "_quick" if args.quick else ""
+    if args.quick:
+        args.b1_problems, args.b1_region_problems, args.b1_budget = 20, 10, 5000
+        args.b2_pool, args.b2_label_budget, args.b2_budget, args.passes, args.b3_budget = 60, 5000, 2000, 1, 2000
+        args.b2_local_budget = 1000
+    return args
+
+
+def main(argv=None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    args = parse_args(argv)
+    only = {x.strip().lower() for x in args.only.split(",") if x.strip()}
+    if not only <= {"b1", "b2", "b3", "ladder"}:
+        print(f"--only: unknown benchmark(s) {sorted(only - {'b1', 'b2', 'b3', 'ladder'})}", file=sys.stderr)
+        return 2
+    for archive in ("tsumego.tar.xz", "gnugo_regression.tar.xz"):
+        if not (args.data / archive).exists():
+            print(f"{args.data / archive} not found (set --data)", file=sys.stderr)
+            return 2
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    suffix = args.suffix
+    runners = {"b1": run_b1, "b3": run_b3, "b2": run_b2, "ladder": run_ladder}
+    with concurrent.futures.ProcessPoolExecutor(max_workers=args.workers) as pool:
+        for name in ("b1", "b3", "b2", "ladder"):
+            if name not in only:
+                continue
+            t0 = time.time()
+            result = runners[name](args, pool)
+            record = {**provenance(args, argv), "benchmark": name, "wall_seconds": round(time.time() - t0, 1),
+                      "results": result}
+            path = RESULTS / f"tactics_{name}{suffix}.json"
+            path.write_text(json.dumps(record, indent=1, default=str) + "\n")
+            print(f"wrote {path.relative_to(ROOT)} ({record['wall_seconds']} s)", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,1185 @@
+# engine/tactics.pyx: Bayesian proof search and proof-number search for capture goals (contract in
+# tactics.pxd).
+#
+# Sections: log-odds arithmetic; the capture goal (value, move generator, pattern keys); the node
+# store; the Solver (Develop, selection and backup of PP and PNS on the same store, nogil); the Python
+# API (parameters, the liberty loop of the paper's section 5, GnuGo-style attack/defend).
+#
+# Paper gaps and our choices follow ../shared/specs/bayes-proof.md (G1-G6): the search loops while the
+# root is UNKNOWN (never on a float probability), a leaf with no moves is TRUE at an AND node and
+# FALSE at an OR node (empty product), and the goal is "goal vertex empty" (TRUE) against "goal block
+# has >= L liberties" (FALSE), with L raised after every FALSE.
+cimport cython
+from libc.math cimport INFINITY, exp, expm1, isfinite, log, log1p
+from libc.stdint cimport int8_t, int32_t, int64_t, uint8_t, uint64_t
+from libc.stdlib cimport free, malloc, realloc
+from libc.string cimport memcpy, memset
+from posix.time cimport CLOCK_MONOTONIC, clock_gettime, timespec
+
+from engine cimport board
+from engine.board cimport (BLACK, EDGE, EMPTY, LIBS_EXACT, MAX_POINTS, NO_POINT, PASS, WHITE, Board,
+                           BoardState, color_t, point_t)
+
+import math
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+
+cdef double LN2 = 0.6931471805599453
+cdef int DEPTH_CUTOFF = -2                   # develop_capture's answer at max_depth
+cdef int NODE_DOUBLES = sizeof(ProofNode) // sizeof(double)   # stride between siblings' `a` fields
+
+
+cdef inline double share(double L, int kind) noexcept nogil:
+    """A node's term in its parent's sum: -ln P(TRUE) under an AND parent (the node is an OR node),
+    -ln P(FALSE) under an OR parent (an AND node)."""
+    return softplus(-L) if kind == OR_NODE else softplus(L)
+cdef double BIG = 1.7976931348623157e308     # an unsolved node's log-odds is clamped to +-BIG
+
+
+# --- log-odds arithmetic ---
+
+cdef double softplus(double x) noexcept nogil:
+    if x > 0.0:
+        return x + log1p(exp(-x))
+    return log1p(exp(x))
+
+
+cdef double log1mexp(double x) noexcept nogil:
+    # ln(1 - e^x), accurate on both sides of -ln 2 (Maechler 2012)
+    if x > -LN2:
+        return log(-expm1(x))
+    return log1p(-exp(x))
+
+
+cdef double combine_and(const double* L, int n, int stride) noexcept nogil:
+    """Eq. (1) in log-odds: s = ln P = sum ln p_c, then L = s - ln(1 - e^s).
+
+    A TRUE child (+inf) adds nothing and a FALSE one (-inf) makes s = -inf. When s underflows to ~0
+    (every child within ~1e-290 of 1), ln(1 - P) is taken as ln sum(1 - p_c) instead, whose relative
+    error is below sum(1 - p_c)."""
+    cdef double s = 0.0, t, m, acc, x
+    cdef int i
+    for i in range(n):
+        s -= softplus(-L[i * stride])
+    if s == -INFINITY:
+        return -INFINITY
+    if s < -1e-290:
+        return s - log1mexp(s)
+    m = -INFINITY                       # t = ln sum_c (1 - p_c) = logsumexp(-softplus(L_c))
+    for i in range(n):
+        x = -softplus(L[i * stride])
+        if x > m:
+            m = x
+    if m == -INFINITY:
+        return INFINITY                 # every child TRUE
+    acc = 0.0
+    for i in range(n):
+        acc += exp(-softplus(L[i * stride]) - m)
+    t = m + log(acc)
+    return s - t
+
+
+cdef double combine_or(const double* L, int n, int stride) noexcept nogil:
+    """Eq. (2): P = 1 - prod(1 - p_c), i.e. L(OR) = -L(AND of the negated children), as L(1-p) = -L(p)."""
+    cdef double s = 0.0, t, m, acc, x
+    cdef int i
+    for i in range(n):
+        s -= softplus(L[i * stride])
+    if s == -INFINITY:
+        return INFINITY
+    if s < -1e-290:
+        return -(s - log1mexp(s))
+    m = -INFINITY
+    for i in range(n):
+        x = -softplus(-L[i * stride])
+        if x > m:
+            m = x
+    if m == -INFINITY:
+        return -INFINITY
+    acc = 0.0
+    for i in range(n):
+        acc += exp(-softplus(-L[i * stride]) - m)
+    t = m + log(acc)
+    return -(s - t)
+
+
+def and_logodds(values) -> float:
+    """Log-odds of an AND node whose children have these log-odds (eq. 1)."""
+    cdef double[::1] v = np.ascontiguousarray(values, dtype=np.float64).reshape(-1)
+    if v.shape[0] == 0:
+        return math.inf
+    return combine_and(&v[0], v.shape[0], 1)
+
+
+def or_logodds(values) -> float:
+    """Log-odds of an OR node whose children have these log-odds (eq. 2)."""
+    cdef double[::1] v = np.ascontiguousarray(values, dtype=np.float64).reshape(-1)
+    if v.shape[0] == 0:
+        return -math.inf
+    return combine_or(&v[0], v.shape[0], 1)
+
+
+# --- pattern templates (paper section 4.1, Fig. 5) ---
+
+cdef int OFF_X[N_OFFSETS]
+cdef int OFF_Y[N_OFFSETS]
+cdef int SIZE_END[N_SIZES]
+cdef uint64_t PZ[N_OFFSETS][5]           # Zobrist key of state s at template position k
+cdef uint64_t SIZE_SALT[N_SIZES]
+cdef uint64_t ROLE_SALT[2]
+
+# Offsets added at each size, in template order: T_i is every offset of sizes 0..i.
+TEMPLATE_RINGS = (
+    ((0, 0),),
+    ((1, 0), (-1, 0), (0, 1), (0, -1)),
+    ((1, 1), (1, -1), (-1, 1), (-1, -1)),
+    ((2, 0), (-2, 0), (0, 2), (0, -2)),
+    ((2, 1), (2, -1), (-2, 1), (-2, -1), (1, 2), (1, -2), (-1, 2), (-1, -2)),
+    ((3, 0), (-3, 0), (0, 3), (0, -3)),
+    ((2, 2), (2, -2), (-2, 2), (-2, -2)),
+    ((3, 1), (3, -1), (-3, 1), (-3, -1), (1, 3), (1, -3), (-1, 3), (-1, -3)),
+)
+
+
+cdef uint64_t splitmix64(uint64_t* state) noexcept nogil:
+    state[0] += 0x9E3779B97F4A7C15ULL
+    cdef uint64_t z = state[0]
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL
+    return z ^ (z >> 31)
+
+
+def _init_patterns() -> None:
+    cdef uint64_t state = 0x7AC71C5ULL
+    cdef int k = 0, i, s
+    for i, ring in enumerate(TEMPLATE_RINGS):
+        for dx, dy in ring:
+            OFF_X[k] = dx
+            OFF_Y[k] = dy
+            k += 1
+        SIZE_END[i] = k
+    for k in range(N_OFFSETS):
+        for s in range(5):
+            PZ[k][s] = splitmix64(&state)
+    for i in range(N_SIZES):
+        SIZE_SALT[i] = splitmix64(&state)
+    ROLE_SALT[0] = splitmix64(&state)
+    ROLE_SALT[1] = splitmix64(&state)
+
+
+_init_patterns()
+
+
+cdef void pattern_stack(const BoardState* b, point_t m, point_t goal_group, point_t goal, color_t attacker,
+                        int role, bint mark_block, uint64_t* out) noexcept nogil:
+    cdef uint64_t h[8]
+    cdef uint64_t best
+    cdef int r = m // b.stride - 1, c = m % b.stride - 1
+    cdef int size, k, s, x, y, t, rr, cc, st
+    cdef point_t q
+    cdef color_t col
+    memset(h, 0, sizeof(h))
+    k = 0
+    for size in range(N_SIZES):
+        while k < SIZE_END[size]:
+            for s in range(8):
+                x = -OFF_X[k] if s & 1 else OFF_X[k]
+                y = -OFF_Y[k] if s & 2 else OFF_Y[k]
+                if s & 4:
+                    t = x
+                    x = y
+                    y = t
+                rr = r + y
+                cc = c + x
+                if rr < 0 or cc < 0 or rr >= b.size or cc >= b.size:
+                    st = S_OFF
+                else:
+                    q = <point_t>((rr + 1) * b.stride + cc + 1)
+                    col = b.color[q]
+                    if col == EMPTY:
+                        st = S_EMPTY
+                    elif (mark_block and goal_group != 0 and b.group[q] == goal_group) or q == goal:
+                        st = S_GOAL
+                    elif col == attacker:
+                        st = S_ATTACKER
+                    else:
+                        st = S_DEFENDER
+                h[s] ^= PZ[k][st]
+            k += 1
+        best = h[0]
+        for s in range(1, 8):
+            if h[s] < best:
+                best = h[s]
+        out[size] = best ^ SIZE_SALT[size] ^ ROLE_SALT[role]
+
+
+# --- the capture goal ---
+
+cdef int block_libs(const BoardState* b, point_t gid, point_t* out, uint8_t* seen) noexcept nogil:
+    """Every liberty of the block gid (seen: a zeroed MAX_POINTS mask, left marked). Returns the count."""
+    cdef int n = 0, k
+    cdef point_t s = gid, q
+    cdef int d[4]
+    d[0] = -1
+    d[1] = 1
+    d[2] = -b.stride
+    d[3] = b.stride
+    while s != 0:
+        for k in range(4):
+            q = s + d[k]
+            if b.color[q] == EMPTY and not seen[q]:
+                seen[q] = 1
+                out[n] = q
+                n += 1
+        s = b.next_stone[s]
+    return n
+
+
+cdef inline int count_libs(const BoardState* b, point_t gid, int limit) noexcept nogil:
+    """Liberties of the block gid, exact below limit (n_libs is exact up to LIBS_EXACT, a bound above)."""
+    cdef int n = b.groups[gid].n_libs
+    if n <= LIBS_EXACT or n >= limit:
+        return n
+    return board.exact_libs(b, gid)
+
+
+cdef int goal_value(const BoardState* b, const CaptureGoal* g) noexcept nogil:
+    if b.color[g.goal] == EMPTY:
+        return V_TRUE
+    if count_libs(b, b.group[g.goal], g.libs_false) >= g.libs_false:
+        return V_FALSE
+    return V_UNKNOWN
+
+
+cdef int REACH2_DR[12]
+cdef int REACH2_DC[12]
+for _k, (_dr, _dc) in enumerate([(0, 1), (0, -1), (1, 0), (-1, 0), (0, 2), (0, -2), (2, 0), (-2, 0),
+                                 (1, 1), (1, -1), (-1, 1), (-1, -1)]):
+    REACH2_DR[_k] = _dr
+    REACH2_DC[_k] = _dc
+
+
+cdef void sort_points(point_t* a, int n) noexcept nogil:
+    cdef int i, j
+    cdef point_t x
+    for i in range(1, n):
+        x = a[i]
+        j = i - 1
+        while j >= 0 and a[j] > x:
+            a[j + 1] = a[j]
+            j -= 1
+        a[j + 1] = x
+
+
+cdef int generate(CaptureGoal* g, const BoardState* b, color_t mover, point_t* out) noexcept nogil:
+    cdef uint8_t seen[MAX_POINTS]
+    cdef point_t libs[MAX_POINTS]
+    cdef point_t more[MAX_POINTS]
+    cdef int n_libs, n = 0, n_more = 0, i, j, k, lg
+    cdef point_t gid = b.group[g.goal], q, p, og
+    cdef color_t defender = 3 - g.attacker
+    cdef int d[4]
+    d[0] = -1
+    d[1] = 1
+    d[2] = -b.stride
+    d[3] = b.stride
+    memset(seen, 0, sizeof(seen))
+    n_libs = block_libs(b, gid, libs, seen)
+    sort_points(libs, n_libs)
+    for i in range(n_libs):
+        out[n] = libs[i]
+        n += 1
+    if g.gen == GEN_REGION:
+        for i in range(g.n_region):
+            p = g.region[i]
+            if b.color[p] == EMPTY and not seen[p]:
+                out[n] = p
+                n += 1
+        return n
+    # GEN_LOCAL: second-order liberties, then liberties of attacker blocks next to the goal that are
+    # no stronger than it (captures and counter-ataris for the defender, backfilling for the attacker);
+    # the defender also counter-attacks blocks with up to counter_slack liberties more
+    for i in range(n_libs):
+        for k in range(4):
+            q = libs[i] + d[k]
+            if b.color[q] == EMPTY and not seen[q]:
+                seen[q] = 1
+                more[n_more] = q
+                n_more += 1
+    if mover != g.attacker and g.defender_reach >= 2:
+        # every empty point within Manhattan distance 2 of the block (behind attacker stones too)
+        p = gid
+        while p != 0:
+            for k in range(12):
+                q = p + REACH2_DR[k] * b.stride + REACH2_DC[k]
+                if 0 < q < b.stride * b.stride and b.color[q] == EMPTY and not seen[q]:
+                    seen[q] = 1
+                    more[n_more] = q
+                    n_more += 1
+            p = b.next_stone[p]
+    lg = n_libs + (g.counter_slack if mover != g.attacker else 0)
+    p = gid
+    while p != 0:
+        for k in range(4):
+            q = p + d[k]
+            if b.color[q] == g.attacker:
+                og = b.group[q]
+                if seen[og] != 2 and count_libs(b, og, lg + 1) <= lg:
+                    seen[og] = 2        # a stone point: the mark cannot clash with a liberty's
+                    n_more += block_libs(b, og, more + n_more, seen)
+        p = b.next_stone[p]
+    sort_points(more, n_more)
+    for i in range(n_more):
+        out[n] = more[i]
+        n += 1
+    return n
+
+
+cdef int child_value(CaptureGoal* g, const BoardState* b, point_t m, color_t mover) noexcept nogil:
+    # Called on an UNKNOWN node, so the goal block stands with fewer than libs_false liberties.
+    cdef point_t gid = b.group[g.goal], q
+    cdef int lg, k, n
+    cdef bint adjacent = False, captures = False
+    cdef int d[4]
+    d[0] = -1
+    d[1] = 1
+    d[2] = -b.stride
+    d[3] = b.stride
+    for k in range(4):
+        q = m + d[k]
+        if b.color[q] != EMPTY and b.color[q] != EDGE:
+            if b.group[q] == gid:
+                adjacent = True
+            elif b.color[q] != mover and b.groups[b.group[q]].n_libs == 1:
+                captures = True
+    if mover == g.attacker:
+        # An attacker move only removes goal liberties (captured defender stones never touch the
+        # goal block, or they would belong to it): TRUE if it fills the last one, else still UNKNOWN.
+        if adjacent and b.groups[gid].n_libs == 1:
+            return V_TRUE
+        return V_UNKNOWN
+    if adjacent:
+        n = board.libs_after(b, m, mover, g.libs_false)
+        return V_FALSE if n >= g.libs_false else V_UNKNOWN
+    if not captures:
+        return V_UNKNOWN                # the goal block keeps its liberties
+    g.scratch = b[0]                    # a capture elsewhere may free goal liberties: count exactly
+    board.play(&g.scratch, m, mover)
+    return goal_value(&g.scratch, g)
+
+
+# --- the node store ---
+
+cdef int store_reserve(Store* st, int32_t need) noexcept nogil:
+    """Room for `need` more nodes: 0, or -1 when memory runs out."""
+    cdef int32_t cap = st.capacity
+    cdef ProofNode* nodes
+    cdef uint64_t* keys
+    if st.n + need <= cap:
+        return 0
+    while cap < st.n + need:
+        cap = cap * 2 if cap > 0 else 4096
+    nodes = <ProofNode*>realloc(st.nodes, cap * sizeof(ProofNode))
+    if nodes == NULL:
+        return -1
+    st.nodes = nodes
+    if st.keep_keys:
+        keys = <uint64_t*>realloc(st.keys, cap * N_SIZES * sizeof(uint64_t))
+        if keys == NULL:
+            return -1
+        st.keys = keys
+    st.capacity = cap
+    return 0
+
+
+cdef inline double now() noexcept nogil:
+    cdef timespec ts
+    clock_gettime(CLOCK_MONOTONIC, &ts)
+    return ts.tv_sec + ts.tv_nsec * 1e-9
+
+
+_VALUE_NAMES = {V_FALSE: "F", V_TRUE: "T", V_UNKNOWN: "U"}
+_METHODS = {"pp": METHOD_PP, "pns": METHOD_PNS}
+_GENERATORS = {"region": GEN_REGION, "local": GEN_LOCAL}
+
+
+@cython.final
+@cython.annotation_typing(False)
+cdef class Solver:
+    """One proof tree: Develop, selection and backup of PP or PNS, without the GIL.
+
+    Set a problem with `set_capture` (a Go position) or `set_tree` (an explicit AND/OR tree), then
+    `run` until the root is solved or the budget of developed nodes is spent. `prior` is None (a
+    uniform leaf prior `prior_p`) or an object with `logodds(keys, role) -> float64 array`, given the
+    (n, 8) uint64 pattern stacks of the new UNKNOWN children of one node; it is called under the GIL
+    once per developed node. `keep_keys` stores every node's stack so that `observations` can feed a
+    learner after the search.
+    """
+    cdef Store st
+    cdef CaptureGoal* cap
+    cdef int domain
+    cdef int method
+    cdef int max_depth
+    cdef bint empty_and_true
+    cdef double prior_logodds
+    cdef object prior
+    cdef object error
+    cdef int64_t developed
+    cdef double elapsed
+    cdef bint ready
+    cdef bint has_prior
+    # DOMAIN_TREE arrays (kept alive by the Python references below)
+    cdef object tree_arrays
+    cdef const int32_t* t_first
+    cdef const int32_t* t_count
+    cdef const int8_t* t_value
+    cdef const double* t_prior
+    cdef int32_t t_size
+    # scratch for one Develop
+    cdef int32_t cand[MAX_MOVES]
+    cdef int8_t cvalue[MAX_MOVES]
+    cdef uint64_t ckeys[MAX_MOVES * N_SIZES]
+    cdef int32_t path[MAX_PLIES]
+
+    def __cinit__(self):
+        memset(&self.st, 0, sizeof(Store))
+        self.cap = NULL
+
+    def __init__(self, method: str = "pp", *, prior=None, prior_p: float = 0.5, max_depth: int = 100,
+                 empty_and_true: bool = True, keep_keys: bool = False):
+        if method not in _METHODS:
+            raise ValueError(f"method must be one of {sorted(_METHODS)}, got {method!r}")
+        if not 0.0 < prior_p < 1.0:
+            raise ValueError(f"prior_p must be in (0, 1), got {prior_p!r}")
+        if not 1 <= max_depth < MAX_PLIES:
+            raise ValueError(f"max_depth must be 1..{MAX_PLIES - 1}, got {max_depth!r}")
+        if prior is not None and not callable(getattr(prior, "logodds", None)):
+            raise TypeError("prior must have a logodds(keys, role) method")
+        self.method = _METHODS[method]
+        self.prior = prior
+        self.has_prior = prior is not None
+        self.prior_logodds = math.log(prior_p / (1.0 - prior_p))
+        self.max_depth = max_depth
+        self.empty_and_true = empty_and_true
+        free(self.st.nodes)              # a second __init__ starts from an empty store
+        free(self.st.keys)
+        memset(&self.st, 0, sizeof(Store))
+        self.st.keep_keys = keep_keys or prior is not None
+        self.ready = False
+
+    def __dealloc__(self):
+        free(self.st.nodes)
+        free(self.st.keys)
+        free(self.cap)
+
+    # --- problems ---
+
+    def set_capture(self, Board position not None, goal: int, *, attack: bool = True, libs_false: int = 0,
+                    move_gen: str = "region", margin: int = 1, mark_block: bool = True,
+                    counter_slack: int = 0, defender_reach: int = 1) -> None:
+        """Capture the block at `goal` (attacker = the other colour). attack=True: the attacker moves
+        first (an OR root), else the defender does (an AND root). libs_false = L (0: libs + 1).
+        The region generator uses the bounding box of all stones plus `margin`, clipped to the board."""
+        cdef BoardState* b = &position.s
+        cdef CaptureGoal* g
+        cdef int row, col, r0, r1, c0, c1, size = b.size
+        cdef point_t p
+        p = position.point(*position.coords(goal))          # validates the point
+        if b.color[p] not in (BLACK, WHITE):
+            raise ValueError("the goal vertex must hold a stone")
+        if move_gen not in _GENERATORS:
+            raise ValueError(f"move_gen must be one of {sorted(_GENERATORS)}, got {move_gen!r}")
+        if margin < 0:
+            raise ValueError("margin must be >= 0")
+        if counter_slack < 0:
+            raise ValueError("counter_slack must be >= 0")
+        if defender_reach not in (1, 2):
+            raise ValueError("defender_reach must be 1 or 2")
+        if self.cap == NULL:
+            self.cap = <CaptureGoal*>malloc(sizeof(CaptureGoal))
+            if self.cap == NULL:
+                raise MemoryError()
+        g = self.cap
+        g.goal = p
+        g.attacker = 3 - b.color[p]
+        g.gen = _GENERATORS[move_gen]
+        g.mark_block = mark_block
+        g.counter_slack = counter_slack
+        g.defender_reach = defender_reach
+        g.root = b[0]
+        first = g.attacker if attack else 3 - g.attacker
+        if g.root.to_play != first:
+            g.root.to_play = first
+            g.root.ko_point = NO_POINT       # the ko ban was the other side's
+        libs = position.liberties(p)
+        g.libs_false = libs + 1 if libs_false <= 0 else libs_false
+        r0, r1, c0, c1 = size, -1, size, -1
+        for row in range(size):
+            for col in range(size):
+                if b.color[(row + 1) * b.stride + col + 1] != EMPTY:
+                    r0, r1, c0, c1 = min(r0, row), max(r1, row), min(c0, col), max(c1, col)
+        r0, c0 = max(0, r0 - margin), max(0, c0 - margin)
+        r1, c1 = min(size - 1, r1 + margin), min(size - 1, c1 + margin)
+        g.n_region = 0
+        for row in range(r0, r1 + 1):
+            for col in range(c0, c1 + 1):
+                g.region[g.n_region] = <point_t>((row + 1) * b.stride + col + 1)
+                g.n_region += 1
+        self.domain = DOMAIN_CAPTURE
+        self.tree_arrays = None
+        self._reset(OR_NODE if attack else AND_NODE, goal_value(&g.root, g))
+
+    def set_tree(self, first, count, value, prior, root_kind: str = "or") -> None:
+        """An explicit AND/OR tree: node i has children first[i] .. first[i] + count[i] - 1 and value
+        value[i] (0 FALSE, 1 TRUE: a terminal; 2 UNKNOWN: developed into its children, none = no
+        moves); prior[i] is its leaf log-odds for PP. Node 0 is the root, of kind "or" or "and"."""
+        f = np.ascontiguousarray(first, dtype=np.int32)
+        c = np.ascontiguousarray(count, dtype=np.int32)
+        v = np.ascontiguousarray(value, dtype=np.int8)
+        pr = np.ascontiguousarray(prior, dtype=np.float64)
+        n = f.shape[0]
+        if n == 0 or not (c.shape[0] == v.shape[0] == pr.shape[0] == n):
+            raise ValueError("first, count, value and prior must be non-empty and of one length")
+        if (c < 0).any() or ((c > 0) & ((f < 1) | (f + c > n))).any() or (c > MAX_MOVES).any():
+            raise ValueError("children out of range")
+        if not np.isin(v, (V_FALSE, V_TRUE, V_UNKNOWN)).all():
+            raise ValueError("values must be 0, 1 or 2")
+        if not np.isfinite(pr[v == V_UNKNOWN]).all():
+            raise ValueError("priors of UNKNOWN nodes must be finite")
+        if root_kind not in ("or", "and"):
+            raise ValueError("root_kind must be 'or' or 'and'")
+        cdef int32_t[::1] fv = f
+        cdef int32_t[::1] cv = c
+        cdef int8_t[::1] vv = v
+        cdef double[::1] pv = pr
+        self.tree_arrays = (f, c, v, pr)
+        self.t_first = &fv[0]
+        self.t_count = &cv[0]
+        self.t_value = &vv[0]
+        self.t_prior = &pv[0]
+        self.t_size = n
+        self.domain = DOMAIN_TREE
+        self._reset(OR_NODE if root_kind == "or" else AND_NODE, v[0])
+
+    cdef int _reset(self, int kind, int value) except -1:
+        cdef ProofNode* r
+        if store_reserve(&self.st, 1) != 0:
+            raise MemoryError()
+        self.st.n = 1
+        r = &self.st.nodes[0]
+        r.parent = -1
+        r.first_child = -1
+        r.n_children = 0
+        r.move = 0
+        r.kind = kind
+        r.value = value
+        r.developed = 0
+        self.init_belief(r, self.prior_logodds)
+        if self.st.keep_keys:
+            memset(self.st.keys, 0, N_SIZES * sizeof(uint64_t))
+        self.developed = 0
+        self.elapsed = 0.0
+        self.error = None
+        self.ready = True
+        return 0
+
+    cdef inline void init_belief(self, ProofNode* c, double prior) noexcept nogil:
+        if c.value == V_TRUE:
+            c.a = INFINITY if self.method == METHOD_PP else 0.0
+            c.b = INFINITY
+        elif c.value == V_FALSE:
+            c.a = -INFINITY if self.method == METHOD_PP else INFINITY
+            c.b = 0.0
+        else:
+            c.a = prior if self.method == METHOD_PP else 1.0
+            c.b = 1.0
+        c.t = share(c.a, c.kind)
+
+    # --- Develop (Alg. 3) ---
+
+    cdef int develop(self, int32_t n) noexcept nogil:
+        """Give n its children with their goal values and leaf beliefs. 0, or -1 on an error."""
+        cdef int count, k, i, role = 0
+        cdef int32_t first, depth
+        cdef ProofNode* c
+        cdef ProofNode* node
+        self.developed += 1
+        if self.domain == DOMAIN_TREE:
+            count = self.develop_tree(n)
+        else:
+            count = self.develop_capture(n)
+        node = &self.st.nodes[n]
+        node.developed = 1
+        if count == DEPTH_CUTOFF:       # too deep: the attacker has failed on this line
+            node.value = V_FALSE
+            self.init_belief(node, 0.0)
+            return 0
+        if count == 0:                  # no moves: an empty AND is TRUE, an empty OR is FALSE (G2)
+            if node.value == V_UNKNOWN:
+                node.value = V_TRUE if (node.kind == AND_NODE) == self.empty_and_true else V_FALSE
+            self.init_belief(node, 0.0)
+            return 0
+        if store_reserve(&self.st, count) != 0:
+            return -1
+        node = &self.st.nodes[n]
+        first = self.st.n
+        for k in range(count):
+            c = &self.st.nodes[first + k]
+            c.parent = n
+            c.first_child = -1
+            c.n_children = 0
+            c.move = self.cand[k]
+            c.kind = AND_NODE if node.kind == OR_NODE else OR_NODE
+            c.value = self.cvalue[k]
+            c.developed = 0
+            if self.domain == DOMAIN_TREE:
+                self.init_belief(c, self.t_prior[c.move])
+            else:
+                self.init_belief(c, self.prior_logodds)
+            if self.st.keep_keys:
+                memcpy(&self.st.keys[(first + k) * N_SIZES], &self.ckeys[k * N_SIZES], N_SIZES * sizeof(uint64_t))
+        node.first_child = first
+        node.n_children = count
+        self.st.n += count
+        if self.has_prior and self.domain == DOMAIN_CAPTURE and self.method == METHOD_PP:
+            role = 0 if node.kind == OR_NODE else 1
+            with gil:
+                if not self.query_prior(first, count, role):
+                    return -1
+        return 0
+
+    cdef int develop_tree(self, int32_t n) noexcept nogil:
+        cdef int32_t t = self.st.nodes[n].move, k
+        cdef int count = self.t_count[t]
+        for k in range(count):
+            self.cand[k] = self.t_first[t] + k
+            self.cvalue[k] = self.t_value[self.t_first[t] + k]
+        return count
+
+    cdef int develop_capture(self, int32_t n) noexcept nogil:
+        cdef CaptureGoal* g = self.cap
+        cdef BoardState* b = &g.work
+        cdef int depth = 0, i, count, k = 0, role
+        cdef int32_t x = n
+        cdef color_t mover, color
+        cdef point_t m
+        cdef point_t gid
+        cdef point_t moves[MAX_MOVES]
+        while self.st.nodes[x].parent >= 0:
+            self.path[depth] = self.st.nodes[x].move
+            depth += 1
+            x = self.st.nodes[x].parent
+        if depth >= self.max_depth:
+            return DEPTH_CUTOFF
+        b[0] = g.root
+        color = g.root.to_play
+        for i in range(depth - 1, -1, -1):
+            board.play(b, <point_t>self.path[i], color)
+            color = 3 - color
+        mover = g.attacker if self.st.nodes[n].kind == OR_NODE else 3 - g.attacker
+        role = 0 if mover == g.attacker else 1
+        count = generate(g, b, mover, moves)
+        gid = b.group[g.goal]
+        for i in range(count):
+            m = moves[i]
+            if not board.is_legal(b, m, mover):
+                continue
+            self.cand[k] = m
+            self.cvalue[k] = child_value(g, b, m, mover)
+            if self.st.keep_keys:
+                pattern_stack(b, m, gid, g.goal, g.attacker, role, g.mark_block, &self.ckeys[k * N_SIZES])
+            k += 1
+        return k
+
+    cdef bint query_prior(self, int32_t first, int count, int role) noexcept:
+        """Leaf log-odds from the prior for the UNKNOWN children first .. first + count - 1."""
+        cdef int k, j = 0
+        cdef double x
+        cdef ProofNode* c
+        cdef uint64_t[:, ::1] kv
+        cdef double[::1] out
+        try:
+            unknown = [k for k in range(count) if self.st.nodes[first + k].value == V_UNKNOWN]
+            if not unknown:
+                return True
+            keys = np.empty((len(unknown), N_SIZES), dtype=np.uint64)
+            kv = keys
+            for j, k in enumerate(unknown):
+                memcpy(&kv[j, 0], &self.st.keys[(first + k) * N_SIZES], N_SIZES * sizeof(uint64_t))
+            arr = np.ascontiguousarray(self.prior.logodds(keys, role), dtype=np.float64).reshape(-1)
+            if arr.shape[0] != len(unknown):
+                raise ValueError(f"prior.logodds returned {arr.shape[0]} values for {len(unknown)} moves")
+            out = arr
+            for j, k in enumerate(unknown):
+                x = out[j]
+                if not isfinite(x):
+                    raise ValueError(f"prior.logodds returned {x} (leaf log-odds must be finite)")
+                self.st.nodes[first + k].a = x
+                self.st.nodes[first + k].t = share(x, self.st.nodes[first + k].kind)
+            return True
+        except BaseException as e:
+            self.error = e
+            return False
+
+    # --- selection (Alg. 1; PNS: most-proving node) ---
+
+    cdef int32_t select(self) noexcept nogil:
+        cdef int32_t n = 0, best, i, first
+        cdef ProofNode* node
+        cdef ProofNode* nodes = self.st.nodes
+        cdef double v, bv
+        while nodes[n].developed and nodes[n].n_children > 0:
+            node = &nodes[n]
+            first = node.first_child
+            best = first
+            if self.method == METHOD_PP:
+                bv = nodes[first].a
+                for i in range(first + 1, first + node.n_children):
+                    v = nodes[i].a
+                    if (v > bv) if node.kind == OR_NODE else (v < bv):
+                        bv = v
+                        best = i
+            else:
+                bv = nodes[first].a if node.kind == OR_NODE else nodes[first].b
+                for i in range(first + 1, first + node.n_children):
+                    v = nodes[i].a if node.kind == OR_NODE else nodes[i].b
+                    if v < bv:
+                        bv = v
+                        best = i
+            n = best
+        return n
+
+    # --- backup (Alg. 2; PNS numbers) ---
+
+    cdef void backup(self, int32_t n) noexcept nogil:
+        cdef ProofNode* nodes = self.st.nodes
+        cdef ProofNode* node
+        cdef int8_t old_v
+        cdef double old_a, old_b
+        cdef bint first = True
+        while n >= 0:
+            node = &nodes[n]
+            old_v, old_a, old_b = node.value, node.a, node.b
+            if node.n_children > 0:
+                self.recompute(node)
+            if not first and node.value == old_v and node.a == old_a and node.b == old_b:
+                return
+            first = False
+            n = node.parent
+
+    cdef void recompute(self, ProofNode* node) noexcept nogil:
+        cdef ProofNode* ch = &self.st.nodes[node.first_child]
+        cdef int i, k = node.n_children
+        cdef bint any_t = False, any_f = False, any_u = False
+        cdef double s, m
+        for i in range(k):
+            if ch[i].value == V_TRUE:
+                any_t = True
+            elif ch[i].value == V_FALSE:
+                any_f = True
+            else:
+                any_u = True
+        if node.kind == AND_NODE:
+            node.value = V_FALSE if any_f else (V_UNKNOWN if any_u else V_TRUE)
+        else:
+            node.value = V_TRUE if any_t else (V_UNKNOWN if any_u else V_FALSE)
+        if node.value != V_UNKNOWN:
+            self.init_belief(node, 0.0)
+            return
+        if self.method == METHOD_PP:
+            # s = ln P (AND) or ln(1 - P) (OR) from the children's cached shares: additions only. The
+            # rare s ~ 0 goes through combine_*, which forms the same sum in the same order first.
+            s = 0.0
+            for i in range(k):
+                s -= ch[i].t
+            if s < -1e-290:
+                s = s - log1mexp(s)
+                if node.kind == OR_NODE:
+                    s = -s
+            elif node.kind == AND_NODE:
+                s = combine_and(&ch[0].a, k, NODE_DOUBLES)
+            else:
+                s = combine_or(&ch[0].a, k, NODE_DOUBLES)
+            node.a = BIG if s > BIG else (-BIG if s < -BIG else s)
+            node.t = share(node.a, node.kind)
+            return
+        s = 0.0                          # the summed number
+        m = INFINITY                     # the minimum number
+        for i in range(k):
+            if node.kind == OR_NODE:
+                s += ch[i].b
+                if ch[i].a < m:
+                    m = ch[i].a
+            else:
+                s += ch[i].a
+                if ch[i].b < m:
+                    m = ch[i].b
+        if node.kind == OR_NODE:
+            node.a = m
+            node.b = s
+        else:
+            node.a = s
+            node.b = m
+
+    # --- Alg. 4 ---
+
+    cdef int search(self, int64_t budget, int64_t max_store) noexcept nogil:
+        """Develop until the root is solved, `budget` nodes were developed or the store is full.
+        1 when solved, 0 when stopped, -1 on an error."""
+        cdef int32_t leaf
+        while self.st.nodes[0].value == V_UNKNOWN:
+            if self.developed >= budget or self.st.n + MAX_MOVES > max_store:
+                return 0
+            leaf = self.select()
+            if self.develop(leaf) != 0:
+                return -1
+            self.backup(leaf)
+        return 1
+
+    def run(self, max_nodes: int = 100_000, max_store: int = 50_000_000) -> str:
+        """Search until solved or `max_nodes` developed (counted since the problem was set).
+        Returns "T", "F" or "U"."""
+        cdef int64_t budget = max_nodes, cap_nodes = max_store
+        cdef int rc
+        cdef double t0
+        self._check_ready()
+        if cap_nodes > 2_000_000_000:
+            raise ValueError("max_store must be below 2e9 nodes")
+        t0 = now()
+        if not self.has_prior:
+            with nogil:
+                rc = self.search(budget, cap_nodes)
+        else:
+            rc = self.search(budget, cap_nodes)
+        self.elapsed += now() - t0
+        if rc < 0:
+            err, self.error = self.error, None
+            self.ready = False
+            if err is not None:
+                raise err
+            raise MemoryError("the proof tree does not fit in memory")
+        return _VALUE_NAMES[self.st.nodes[0].value]
+
+    # --- stepwise access (tests) ---
+
+    def select_leaf(self) -> int:
+        """The node the next iteration would develop (FindBestNode from the root)."""
+        self._check_ready()
+        return self.select()
+
+    def develop_node(self, int n) -> None:
+        """Develop one leaf and back up from it (one iteration at a chosen node)."""
+        self._check_ready()
+        if not 0 <= n < self.st.n:
+            raise ValueError(f"no node {n}")
+        if self.st.nodes[n].developed:
+            raise ValueError(f"node {n} is already developed")
+        if self.st.nodes[n].value != V_UNKNOWN:
+            raise ValueError(f"node {n} is terminal")
+        if self.develop(n) != 0:
+            err, self.error = self.error, None
+            self.ready = False
+            raise err if err is not None else MemoryError()
+        self.backup(n)
+
+    def step(self) -> int:
+        """One iteration of Alg. 4; returns the developed node (-1 when the root is solved)."""
+        cdef int32_t leaf
+        self._check_ready()
+        if self.st.nodes[0].value != V_UNKNOWN:
+            return -1
+        leaf = self.select()
+        self.develop_node(leaf)
+        return leaf
+
+    def _check_ready(self) -> None:
+        if not self.ready:
+            raise ValueError("no problem set (call set_capture or set_tree)")
+
+    # --- results ---
+
+    @property
+    def value(self) -> str:
+        self._check_ready()
+        return _VALUE_NAMES[self.st.nodes[0].value]
+
+    @property
+    def n_developed(self) -> int:
+        """Nodes developed since the problem was set (a leaf without moves counts)."""
+        return self.developed
+
+    @property
+    def n_nodes(self) -> int:
+        return self.st.n
+
+    @property
+    def seconds(self) -> float:
+        return self.elapsed
+
+    @property
+    def libs_false(self) -> int:
+        return self.cap.libs_false if self.cap != NULL and self.domain == DOMAIN_CAPTURE else 0
+
+    @property
+    def root_logodds(self) -> float:
+        """PP: log-odds that the root is TRUE. PNS: +-inf when solved, else ln(DN / PN) as a stand-in."""
+        self._check_ready()
+        cdef ProofNode* r = &self.st.nodes[0]
+        if self.method == METHOD_PP or r.value != V_UNKNOWN:
+            return r.a if self.method == METHOD_PP else (math.inf if r.value == V_TRUE else -math.inf)
+        return math.log(r.b / r.a)
+
+    @property
+    def root_belief(self) -> float:
+        """P(root TRUE) (PP); 1 or 0 when solved."""
+        return _sigmoid(self.root_logodds)
+
+    def node(self, int n) -> dict:
+        """Every field of node n (kind "or"/"and", value "T"/"F"/"U", belief p for PP)."""
+        if not 0 <= n < self.st.n:
+            raise ValueError(f"no node {n}")
+        cdef ProofNode* x = &self.st.nodes[n]
+        out = {"parent": x.parent, "first_child": x.first_child, "n_children": x.n_children,
+               "move": x.move, "kind": "or" if x.kind == OR_NODE else "and",
+               "value": _VALUE_NAMES[x.value], "developed": bool(x.developed)}
+        if self.method == METHOD_PP:
+            out["logodds"] = x.a
+            out["p"] = _sigmoid(x.a)
+        else:
+            out["pn"] = x.a
+            out["dn"] = x.b
+        return out
+
+    def children(self, int n = 0) -> list:
+        """The children of node n as `node` dicts, in move-generation order, with their index."""
+        d = self.node(n)
+        return [dict(self.node(i), index=i) for i in range(d["first_child"], d["first_child"] + d["n_children"])]
+
+    def best_child(self) -> int:
+        """The root child to play: a proving (OR) / refuting (AND) child when solved, else the one the
+        search would descend into. -1 without children."""
+        self._check_ready()
+        cdef ProofNode* r = &self.st.nodes[0]
+        cdef int i
+        if r.n_children == 0:
+            return -1
+        want = V_TRUE if r.kind == OR_NODE else V_FALSE
+        if r.value == want:
+            for i in range(r.first_child, r.first_child + r.n_children):
+                if self.st.nodes[i].value == want:
+                    return i
+        if r.value != V_UNKNOWN:
+            return r.first_child
+        return self._descend_choice(0)
+
+    cdef int32_t _descend_choice(self, int32_t n):
+        cdef ProofNode* nodes = self.st.nodes
+        cdef int32_t first = nodes[n].first_child, best = first, i
+        cdef double v, bv = 0.0
+        kind = nodes[n].kind
+        for i in range(first, first + nodes[n].n_children):
+            if self.method == METHOD_PP:
+                v = nodes[i].a if kind == OR_NODE else -nodes[i].a
+            else:
+                v = -nodes[i].a if kind == OR_NODE else -nodes[i].b
+            if i == first or v > bv:
+                bv = v
+                best = i
+        return best
+
+    def observations(self):
+        """Solved non-root nodes as (keys (n, 8) uint64, roles (n,) int8, values (n,) bool): role 0 for
+        an attacker move (the node is an AND node), 1 for a defender move; value TRUE or FALSE."""
+        self._check_ready()
+        if not self.st.keep_keys:
+            raise ValueError("observations need keep_keys=True")
+        cdef int32_t i, j = 0, n = 0
+        for i in range(1, self.st.n):
+            if self.st.nodes[i].value != V_UNKNOWN:
+                n += 1
+        keys = np.empty((n, N_SIZES), dtype=np.uint64)
+        roles = np.empty(n, dtype=np.int8)
+        values = np.empty(n, dtype=bool)
+        cdef uint64_t[:, ::1] kv = keys
+        for i in range(1, self.st.n):
+            if self.st.nodes[i].value != V_UNKNOWN:
+                if n:
+                    memcpy(&kv[j, 0], &self.st.keys[i * N_SIZES], N_SIZES * sizeof(uint64_t))
+                roles[j] = 0 if self.st.nodes[i].kind == AND_NODE else 1
+                values[j] = self.st.nodes[i].value == V_TRUE
+                j += 1
+        return keys, roles, values
+
+    def check(self) -> None:
+        """Raise AssertionError unless every developed node's value and belief equal their recomputation
+        from its children, and (PP) value != UNKNOWN exactly when the log-odds are infinite."""
+        cdef ProofNode saved
+        cdef ProofNode* x
+        cdef int32_t i
+        self._check_ready()
+        for i in range(self.st.n):
+            x = &self.st.nodes[i]
+            if self.method == METHOD_PP:
+                solved = x.value != V_UNKNOWN
+                if solved != (not isfinite(x.a)):
+                    raise AssertionError(f"node {i}: value {_VALUE_NAMES[x.value]} with log-odds {x.a}")
+                if solved and (x.a > 0) != (x.value == V_TRUE):
+                    raise AssertionError(f"node {i}: value {_VALUE_NAMES[x.value]} with log-odds {x.a}")
+            else:
+                if (x.value == V_TRUE) != (x.a == 0) or (x.value == V_FALSE) != (x.b == 0):
+                    raise AssertionError(f"node {i}: value {_VALUE_NAMES[x.value]} with pn {x.a}, dn {x.b}")
+            if x.n_children > 0:
+                saved = x[0]
+                self.recompute(&saved)
+                if (saved.value, saved.a, saved.b) != (x.value, x.a, x.b):
+                    raise AssertionError(f"node {i}: stored ({x.value}, {x.a}, {x.b}) but children give "
+                                         f"({saved.value}, {saved.a}, {saved.b})")
+
+
+def _sigmoid(x: float) -> float:
+    if x >= 0:
+        return 1.0 / (1.0 + math.exp(-x))
+    e = math.exp(x)
+    return e / (1.0 + e)
+
+
+def pattern_keys(Board position not None, move: int, goal: int, *, role: int = 0,
+                 mark_block: bool = True) -> np.ndarray:
+    """The (8,) uint64 pattern stack of `move` (an empty point) with the block at `goal` as the goal
+    and its opponent as the attacker; role 0 for an attacker move, 1 for a defender move."""
+    cdef BoardState* b = &position.s
+    cdef uint64_t out[N_SIZES]
+    m = position.point(*position.coords(move))
+    p = position.point(*position.coords(goal))
+    if b.color[m] != EMPTY:
+        raise ValueError("the move must be an empty point")
+    if b.color[p] not in (BLACK, WHITE):
+        raise ValueError("the goal vertex must hold a stone")
+    if role not in (0, 1):
+        raise ValueError("role must be 0 (attacker) or 1 (defender)")
+    pattern_stack(b, m, b.group[p], p, 3 - b.color[p], role, mark_block, out)
+    return np.array([out[i] for i in range(N_SIZES)], dtype=np.uint64)
+
+
+# --- the Python API: parameters, the liberty loop, attack and defend ---
+
+@dataclass(frozen=True)
+class TacticsParams:
+    method: str = "pp"           # "pp" (Bayesian proof search) or "pns" (proof-number search)
+    max_nodes: int = 100_000     # developed nodes per query, summed over the liberty loop
+    max_store: int = 20_000_000  # nodes the tree may hold (a memory bound; a full store ends as UNKNOWN)
+    max_depth: int = 100         # plies below the root; a leaf this deep has no moves (the attacker fails)
+    move_gen: str = "region"     # "region" (the problem's bounding box) or "local" (around the goal)
+    margin: int = 1              # points added around the stones' bounding box by the region generator
+    l_start: int = 0             # first L of the goal "FALSE at >= L liberties"; 0 means libs + 1
+    l_max: int = 8               # last L tried: FALSE at l_max is the final answer
+    prior_p: float = 0.5         # the uniform leaf prior (when no learned prior is given)
+    empty_and_true: bool = True  # a defender with no move loses (G2); False follows the paper's text
+    mark_block: bool = True      # patterns mark the whole goal block as "goal" (else the vertex only)
+    counter_slack: int = 0       # local generator: the defender may attack adjacent attacker blocks with
+                                 # up to libs(goal) + counter_slack liberties (0: as many as the goal)
+    defender_reach: int = 1      # local generator: 1 = goal liberties and second-order liberties for the
+                                 # defender; 2 = every empty point within distance 2 of the goal block
+
+    def __post_init__(self) -> None:
+        if self.method not in _METHODS:
+            raise ValueError(f"tactics.method: must be one of {sorted(_METHODS)}, got {self.method!r}")
+        if self.move_gen not in _GENERATORS:
+            raise ValueError(f"tactics.move_gen: must be one of {sorted(_GENERATORS)}, got {self.move_gen!r}")
+        for name in ("max_nodes", "max_store", "max_depth", "l_max"):
+            if not isinstance(getattr(self, name), int) or getattr(self, name) < 1:
+                raise ValueError(f"tactics.{name}: must be a positive integer, got {getattr(self, name)!r}")
+        if self.max_depth >= MAX_PLIES:
+            raise ValueError(f"tactics.max_depth: must be below {MAX_PLIES}")
+        if not isinstance(self.l_start, int) or self.l_start < 0:
+            raise ValueError(f"tactics.l_start: must be >= 0, got {self.l_start!r}")
+        if not isinstance(self.counter_slack, int) or self.counter_slack < 0:
+            raise ValueError(f"tactics.counter_slack: must be >= 0, got {self.counter_slack!r}")
+        if self.defender_reach not in (1, 2):
+            raise ValueError(f"tactics.defender_reach: must be 1 or 2, got {self.defender_reach!r}")
+        if not isinstance(self.margin, int) or self.margin < 0:
+            raise ValueError(f"tactics.margin: must be >= 0, got {self.margin!r}")
+        if not 0.0 < self.prior_p < 1.0:
+            raise ValueError(f"tactics.prior_p: must be in (0, 1), got {self.prior_p!r}")
+
+
+@dataclass
+class Result:
+    value: str                   # "T" captured, "F" safe at every L tried, "U" budget spent
+    move: int                    # first move of the proof (or the search's choice), PASS if none
+    developed: int               # developed nodes, summed over the liberty loop (paper's Fig. 4 count)
+    developed_last: int          # ... in the last search alone
+    generated: int               # nodes in the last tree
+    logodds: float               # root log-odds of TRUE in the last search (PP)
+    libs_false: int              # L of the last search
+    seconds: float
+    runs: list = field(default_factory=list)   # (L, value, developed) per search
+
+
+_LEARN_MODES = (False, True, "all", "consistent")
+
+
+def solve(Board position not None, goal: int, *, attack: bool = True, params: TacticsParams = TacticsParams(),
+          prior=None, learn=False) -> Result:
+    """Can the block at `goal` be captured? attack=True: the attacker moves first; else the defender.
+
+    Runs the paper's liberty loop: L starts at libs + 1 (or params.l_start) and grows by one after each
+    FALSE, until TRUE, L > l_max, or the node budget is spent. With learn=True (or "all") the prior's
+    `observe(keys, roles, values)` is called with every solved node after each search that ends solved
+    (the paper). learn="consistent" (ours) keeps a FALSE only from the last search: FALSE at L means
+    "the defender reaches L liberties" and may turn TRUE at L + 1, while a TRUE (a capture) holds at
+    every L."""
+    if learn not in _LEARN_MODES:
+        raise ValueError(f"learn must be one of {_LEARN_MODES}, got {learn!r}")
+    if learn and (prior is None or not callable(getattr(prior, "observe", None))):
+        raise ValueError("learn=True needs a prior with an observe(keys, roles, values) method")
+    solver = Solver(params.method, prior=prior, prior_p=params.prior_p, max_depth=params.max_depth,
+                    empty_and_true=params.empty_and_true, keep_keys=bool(learn))
+    libs = position.liberties(goal) if position.color_at(goal) in (BLACK, WHITE) else 0
+    L = params.l_start if params.l_start > 0 else libs + 1
+    L = max(L, 1)
+    runs = []
+    total = 0
+    seconds = 0.0
+    value = "U"
+    while True:
+        solver.set_capture(position, goal, attack=attack, libs_false=L, move_gen=params.move_gen,
+                           margin=params.margin, mark_block=params.mark_block,
+                           counter_slack=params.counter_slack, defender_reach=params.defender_reach)
+        value = solver.run(params.max_nodes - total, params.max_store)
+        total += solver.n_developed
+        seconds += solver.seconds
+        runs.append((L, value, solver.n_developed))
+        last = value != "F" or L >= params.l_max or total >= params.max_nodes
+        if learn and value != "U":
+            keys, roles, values = solver.observations()
+            if learn == "consistent" and not last:
+                keys, roles, values = keys[values], roles[values], values[values]
+            if len(keys):
+                prior.observe(keys, roles, values)
+        if last:
+            break
+        L += 1
+    child = solver.best_child()
+    move = solver.node(child)["move"] if child >= 0 else PASS
+    return Result(value=value, move=move, developed=total, developed_last=solver.n_developed,
+                  generated=solver.n_nodes, logodds=solver.root_logodds, libs_false=L, seconds=seconds,
+                  runs=runs)
+
+
+def attack(Board position not None, goal: int, params: TacticsParams = TacticsParams(), prior=None):
+    """GnuGo's `attack`: (1, move, result) if the attacker, moving first, captures the block at goal,
+    else (0, PASS, result) (a budget that runs out counts as no capture)."""
+    r = solve(position, goal, attack=True, params=params, prior=prior)
+    return (1, r.move, r) if r.value == "T" else (0, PASS, r)
+
+
+def defend(Board position not None, goal: int, params: TacticsParams = TacticsParams(), prior=None):
+    """GnuGo's `defend`: (0, PASS, result) if the attacker captures the block at goal even when the
+    defender moves first, else (1, move, result) with the defender's move (a proved one when the
+    search ended FALSE, the search's favourite when the budget ran out; PASS when the block needs no
+    move because it already has l_max liberties)."""
+    r = solve(position, goal, attack=False, params=params, prior=prior)
+    return (0, PASS, r) if r.value == "T" else (1, r.move, r)

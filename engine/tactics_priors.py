@@ -1,0 +1,430 @@
+"""Leaf priors of the tactical solver, learned from earlier searches (Stern, Herbrich & Graepel 2007, §4).
+
+A leaf prior gives p(d(l)), the belief that an unexplored node is TRUE (the attacker captures), as
+log-odds. Learned priors look at the move that made the node: its stack pi(l) of 8 nested exact
+patterns T_0 (the move point) .. T_7 (37 points), keyed by `engine.tactics.pattern_keys` (roles, not
+colours; the mover's role is folded into every key, so attacker and defender statistics never mix).
+
+Interface (what `engine.tactics.Solver` calls):
+
+- `logodds(keys, role) -> float64 (n,)` for the (n, 8) uint64 stacks of one node's new children;
+- `observe(keys, roles, values)` after a search ends solved, with every solved non-root node.
+
+Models:
+
+- `UniformPrior(p)`: p(d(l)) = p everywhere (the paper's §5.1 uses 0.5).
+- `BetaPrior(alpha0, beta0)`: Bernoulli leaf values with a Beta prior on the largest pattern of the
+  stack observed at least once; the predictive is alpha / (alpha + beta), and every solved node adds
+  one count to each of its 8 patterns (§4.2, "Beta model").
+- `HierGaussPrior(mu0, sigma0_sq, beta_sq, k_virtual)`: the hierarchical Gaussian model (§4.2): pattern
+  values x_i along T_0 .. T_7 with x_{i+1} | x_i ~ N(x_i, beta_i^2), a move value y ~ N(x_7, 1) and
+  d = (y > 0), so P(TRUE) = Phi(mu_y / sigma_y). Nested templates make the patterns a tree, so belief
+  propagation is exact and costs O(8) per query; a solved node's d updates y by assumed-density
+  filtering (moment matching) and the message climbs the stack.
+
+Over-fitting controls (§5.2, Fig. 8): peaked priors (large alpha0 = beta0; k_virtual pseudo
+observations of p = 0.5 per new pattern), `clip` (prior log-odds limited to +-clip, so that no move is
+ever written off) and `weight_cap` (a search's many correlated observations count as at most
+`weight_cap` in total).
+
+Model files are `.npz` archives of plain arrays plus a JSON `metadata` string, loaded with
+`allow_pickle=False`.
+"""
+from __future__ import annotations
+
+import json
+import math
+import zipfile
+from pathlib import Path
+from typing import Any, ClassVar, Optional, Sequence
+
+import numpy as np
+
+N_SIZES = 8
+FORMAT_VERSION = 1
+_SQRT2 = math.sqrt(2.0)
+_SQRT_2_OVER_PI = math.sqrt(2.0 / math.pi)
+
+
+class PriorFileError(ValueError):
+    """A prior file that cannot be used: missing, damaged, or of another kind or version."""
+
+
+class LeafPrior:
+    """Base: a constant 0.5 prior that learns nothing. Subclasses override `logodds` and `observe`."""
+
+    name: ClassVar[str] = ""
+
+    def logodds(self, keys: np.ndarray, role: int) -> np.ndarray:
+        return np.zeros(len(keys), dtype=np.float64)
+
+    def observe(self, keys: np.ndarray, roles: np.ndarray, values: np.ndarray) -> None:
+        pass
+
+    # --- helpers shared by the learned models ---
+
+    @staticmethod
+    def _check_keys(keys: np.ndarray) -> np.ndarray:
+        keys = np.asarray(keys)
+        if keys.ndim != 2 or keys.shape[1] != N_SIZES or keys.dtype != np.uint64:
+            raise ValueError(f"keys must be a (n, {N_SIZES}) uint64 array, got {keys.dtype} {keys.shape}")
+        return keys
+
+    def _weight(self, n: int) -> float:
+        cap = getattr(self, "weight_cap", None)
+        return 1.0 if cap is None or n <= cap else cap / n
+
+    def _clip(self, x: float) -> float:
+        c = getattr(self, "clip", None)
+        return x if c is None else min(c, max(-c, x))
+
+    # --- files ---
+
+    def arrays(self) -> dict[str, np.ndarray]:
+        return {}
+
+    def params(self) -> dict[str, Any]:
+        return {}
+
+    def save(self, path: str | Path) -> None:
+        header = {"kind": self.name, "format_version": FORMAT_VERSION, "params": self.params()}
+        np.savez_compressed(path, metadata=np.array(json.dumps(header)), **self.arrays())
+
+    @classmethod
+    def load(cls, path: str | Path) -> "LeafPrior":
+        try:
+            with np.load(path, allow_pickle=False) as data:
+                arrays = {k: data[k] for k in data.files}
+        except FileNotFoundError:
+            raise PriorFileError(f"no prior file {path}") from None
+        except (OSError, ValueError, zipfile.BadZipFile, EOFError) as e:
+            raise PriorFileError(f"{path} is not a prior file ({e})") from None
+        try:
+            header = json.loads(str(arrays.pop("metadata")))
+        except (KeyError, ValueError):
+            raise PriorFileError(f"{path} has no valid metadata") from None
+        if header.get("kind") != cls.name or header.get("format_version") != FORMAT_VERSION:
+            raise PriorFileError(f"{path} holds a {header.get('kind')!r} prior (version "
+                                 f"{header.get('format_version')}), expected {cls.name!r} version {FORMAT_VERSION}")
+        try:
+            model = cls(**header.get("params", {}))
+            model._set_arrays(arrays)
+        except (KeyError, TypeError, ValueError) as e:
+            raise PriorFileError(f"{path}: damaged {cls.name} prior ({e})") from None
+        return model
+
+    def _set_arrays(self, arrays: dict[str, np.ndarray]) -> None:
+        pass
+
+
+class UniformPrior(LeafPrior):
+    """p(d(l)) = p for every leaf."""
+
+    name = "uniform"
+
+    def __init__(self, p: float = 0.5):
+        if not 0.0 < p < 1.0:
+            raise ValueError(f"p must be in (0, 1), got {p!r}")
+        self.p = float(p)
+
+    def logodds(self, keys: np.ndarray, role: int) -> np.ndarray:
+        return np.full(len(keys), math.log(self.p / (1.0 - self.p)), dtype=np.float64)
+
+    def params(self) -> dict[str, Any]:
+        return {"p": self.p}
+
+
+class BetaPrior(LeafPrior):
+    """The paper's Beta model: counts per pattern, predictive from the largest pattern seen before."""
+
+    name = "beta"
+
+    def __init__(self, alpha0: float = 1.0, beta0: float = 1.0, clip: Optional[float] = None,
+                 weight_cap: Optional[float] = None):
+        if alpha0 <= 0 or beta0 <= 0:
+            raise ValueError("alpha0 and beta0 must be positive")
+        if clip is not None and clip <= 0:
+            raise ValueError("clip must be positive")
+        if weight_cap is not None and weight_cap <= 0:
+            raise ValueError("weight_cap must be positive")
+        self.alpha0, self.beta0 = float(alpha0), float(beta0)
+        self.clip, self.weight_cap = clip, weight_cap
+        self.counts_: dict[int, list[float]] = {}   # pattern key -> [TRUE count, FALSE count]
+        self._cache: dict[int, float] = {}
+
+    def predictive(self, stack: Sequence[int]) -> tuple[float, float, int]:
+        """(alpha, beta, size) of the largest pattern of the stack with an observation; size -1 if none."""
+        for size in range(N_SIZES - 1, -1, -1):
+            c = self.counts_.get(int(stack[size]))
+            if c is not None and c[0] + c[1] > 0:
+                return self.alpha0 + c[0], self.beta0 + c[1], size
+        return self.alpha0, self.beta0, -1
+
+    def logodds(self, keys: np.ndarray, role: int) -> np.ndarray:
+        keys = self._check_keys(keys)
+        out = np.empty(len(keys), dtype=np.float64)
+        cache = self._cache
+        for i, stack in enumerate(keys.tolist()):
+            top = stack[-1]
+            x = cache.get(top)
+            if x is None:
+                a, b, _ = self.predictive(stack)
+                x = cache[top] = self._clip(math.log(a / b))
+            out[i] = x
+        return out
+
+    def observe(self, keys: np.ndarray, roles: np.ndarray, values: np.ndarray) -> None:
+        keys = self._check_keys(keys)
+        w = self._weight(len(keys))
+        counts = self.counts_
+        for stack, value in zip(keys.tolist(), np.asarray(values, dtype=bool).tolist()):
+            slot = 0 if value else 1
+            for key in stack:
+                c = counts.get(key)
+                if c is None:
+                    c = counts[key] = [0.0, 0.0]
+                c[slot] += w
+        self._cache.clear()
+
+    def n_observations(self) -> float:
+        """Total counts over all patterns (8 per observed node at weight 1)."""
+        return sum(a + b for a, b in self.counts_.values())
+
+    def params(self) -> dict[str, Any]:
+        return {"alpha0": self.alpha0, "beta0": self.beta0, "clip": self.clip, "weight_cap": self.weight_cap}
+
+    def arrays(self) -> dict[str, np.ndarray]:
+        keys = np.array(list(self.counts_), dtype=np.uint64)
+        counts = np.array(list(self.counts_.values()), dtype=np.float64).reshape(-1, 2)
+        return {"keys": keys, "counts": counts}
+
+    def _set_arrays(self, arrays: dict[str, np.ndarray]) -> None:
+        keys, counts = arrays["keys"], arrays["counts"]
+        if keys.dtype != np.uint64 or counts.shape != (len(keys), 2):
+            raise ValueError("keys and counts do not match")
+        self.counts_ = {int(k): [float(a), float(b)] for k, (a, b) in zip(keys.tolist(), counts.tolist())}
+
+
+# --- Gaussian helpers (natural parameters: tau = precision, rho = precision * mean) ---
+
+def _erfcx(x: float) -> float:
+    """exp(x^2) erfc(x), without overflow for large x (asymptotic series beyond 26)."""
+    if x < 26.0:
+        return math.exp(x * x) * math.erfc(x)
+    inv = 1.0 / (x * x)
+    return (1.0 - 0.5 * inv + 0.75 * inv * inv - 1.875 * inv ** 3) / (x * math.sqrt(math.pi))
+
+
+def _log_ndtr(t: float) -> float:
+    """ln Phi(t), stable in both tails."""
+    if t > -5.0:
+        return math.log(0.5 * math.erfc(-t / _SQRT2))
+    return math.log(0.5 * _erfcx(-t / _SQRT2)) - 0.5 * t * t
+
+
+def _v_ratio(t: float) -> float:
+    """phi(t) / Phi(t), via erfcx so that it stays finite for very negative t."""
+    return _SQRT_2_OVER_PI / _erfcx(-t / _SQRT2)
+
+
+def _up(tau: float, rho: float, beta_sq: float) -> tuple[float, float]:
+    """The message a Gaussian (tau, rho) on x_{i+1} sends to x_i through N(x_{i+1}; x_i, beta_sq)."""
+    d = 1.0 + beta_sq * tau
+    return tau / d, rho / d
+
+
+def _down(tau: float, rho: float, beta_sq: float) -> tuple[float, float]:
+    """A proper Gaussian (tau, rho) on x_i convolved with N(0, beta_sq): the belief it gives x_{i+1}."""
+    var = 1.0 / tau + beta_sq
+    return 1.0 / var, (rho / tau) / var
+
+
+class HierGaussPrior(LeafPrior):
+    """The hierarchical Gaussian pattern model with exact belief propagation along the stack.
+
+    Each seen pattern stores b = (tau, rho), the natural parameters of every message it receives from
+    below: the observations of y (level 7) or its children's messages (levels 0..6). Unseen patterns
+    have b = 0 and so inherit their ancestors' belief with variance widened by the beta_i^2.
+    """
+
+    name = "hier"
+
+    def __init__(self, mu0: float = 0.0, sigma0_sq: float = 1.0, beta_sq: Sequence[float] = (0.25,) * 7,
+                 k_virtual: int = 0, clip: Optional[float] = None, weight_cap: Optional[float] = None):
+        beta_sq = [float(b) for b in beta_sq]
+        if len(beta_sq) != N_SIZES - 1 or min(beta_sq) <= 0:
+            raise ValueError(f"beta_sq must hold {N_SIZES - 1} positive variances")
+        if sigma0_sq <= 0:
+            raise ValueError("sigma0_sq must be positive")
+        if k_virtual < 0:
+            raise ValueError("k_virtual must be >= 0")
+        if clip is not None and clip <= 0:
+            raise ValueError("clip must be positive")
+        if weight_cap is not None and weight_cap <= 0:
+            raise ValueError("weight_cap must be positive")
+        self.mu0, self.sigma0_sq = float(mu0), float(sigma0_sq)
+        self.beta_sq = beta_sq
+        self.k_virtual = int(k_virtual)
+        self.clip, self.weight_cap = clip, weight_cap
+        self.b_: dict[int, list[float]] = {}         # pattern key -> [tau, rho] from below
+        self.parent_: dict[int, int] = {}            # pattern key -> its parent's key (level >= 1)
+        self.level_: dict[int, int] = {}             # pattern key -> template size 0..7
+        self._cache: dict[int, float] = {}
+
+    # --- inference ---
+
+    def belief(self, stack: Sequence[int]) -> tuple[float, float]:
+        """(mu_y, sigma_y^2): the predictive Gaussian of the move value y for this stack."""
+        tau, rho = 1.0 / self.sigma0_sq, self.mu0 / self.sigma0_sq
+        b = self.b_
+        zero = (0.0, 0.0)
+        for i in range(N_SIZES):
+            bi = b.get(int(stack[i]), zero)
+            tau, rho = tau + bi[0], rho + bi[1]             # marginal of x_i
+            if i == N_SIZES - 1:
+                break
+            child = b.get(int(stack[i + 1]), zero)
+            mt, mr = _up(child[0], child[1], self.beta_sq[i])
+            tau, rho = _down(tau - mt, rho - mr, self.beta_sq[i])   # cavity, then down the edge
+        return rho / tau, 1.0 / tau + 1.0
+
+    def p_true(self, stack: Sequence[int]) -> float:
+        mu, var = self.belief(stack)
+        return 0.5 * math.erfc(-mu / math.sqrt(var) / _SQRT2)
+
+    def _logodds(self, stack: Sequence[int]) -> float:
+        mu, var = self.belief(stack)
+        t = mu / math.sqrt(var)
+        return _log_ndtr(t) - _log_ndtr(-t)
+
+    def logodds(self, keys: np.ndarray, role: int) -> np.ndarray:
+        keys = self._check_keys(keys)
+        out = np.empty(len(keys), dtype=np.float64)
+        cache = self._cache
+        for i, stack in enumerate(keys.tolist()):
+            top = stack[-1]
+            x = cache.get(top)
+            if x is None:
+                x = cache[top] = self._clip(self._logodds(stack))
+            out[i] = x
+        return out
+
+    # --- learning ---
+
+    def update(self, stack: Sequence[int], value: bool, weight: float = 1.0) -> tuple[float, float]:
+        """One ADF step for an observed d (TRUE: y > 0). Returns the message (tau, rho) sent to y."""
+        stack = [int(k) for k in stack]
+        s = 1.0 if value else -1.0
+        mu, var = self.belief(stack)
+        sd = math.sqrt(var)
+        t = s * mu / sd
+        v = _v_ratio(t)
+        w = min(max(v * (v + t), 0.0), 1.0 - 1e-12)
+        mu_new = mu + s * sd * v
+        var_new = var * (1.0 - w)
+        tau_y = 1.0 / var_new - 1.0 / var
+        rho_y = mu_new / var_new - mu / var
+        tau_x, rho_x = tau_y / (1.0 + tau_y), rho_y / (1.0 + tau_y)   # through y ~ N(x_7, 1)
+        self._add(stack, N_SIZES - 1, weight * tau_x, weight * rho_x)
+        return tau_y, rho_y
+
+    def _add(self, stack: list[int], level: int, dtau: float, drho: float) -> None:
+        """Add (dtau, drho) to b of stack[level] and refresh the messages up to the root."""
+        b = self.b_
+        for i in range(level, -1, -1):
+            key = stack[i]
+            bi = b.get(key)
+            if bi is None:
+                bi = b[key] = [0.0, 0.0]
+                self.level_[key] = i
+                if i > 0:
+                    self.parent_[key] = stack[i - 1]
+            old = _up(bi[0], bi[1], self.beta_sq[i - 1]) if i > 0 else None
+            bi[0] += dtau
+            bi[1] += drho
+            if i == 0:
+                break
+            new = _up(bi[0], bi[1], self.beta_sq[i - 1])
+            dtau, drho = new[0] - old[0], new[1] - old[1]
+
+    def observe(self, keys: np.ndarray, roles: np.ndarray, values: np.ndarray) -> None:
+        keys = self._check_keys(keys)
+        w = self._weight(len(keys))
+        for stack, value in zip(keys.tolist(), np.asarray(values, dtype=bool).tolist()):
+            if self.k_virtual and stack[-1] not in self.b_:
+                for _ in range(self.k_virtual):   # "as if p = 0.5 had been observed": one TRUE, one FALSE
+                    self.update(stack, True)
+                    self.update(stack, False)
+            self.update(stack, value, w)
+        self._cache.clear()
+
+    def marginals(self) -> dict[int, tuple[float, float]]:
+        """Posterior (mean, variance) of every stored pattern's latent value x (top-down pass)."""
+        by_level: list[list[int]] = [[] for _ in range(N_SIZES)]
+        for key, level in self.level_.items():
+            by_level[level].append(key)
+        marg: dict[int, tuple[float, float]] = {}     # natural parameters
+        prior = (1.0 / self.sigma0_sq, self.mu0 / self.sigma0_sq)
+        for level in range(N_SIZES):
+            for key in by_level[level]:
+                bt, br = self.b_[key]
+                if level == 0:
+                    down = prior
+                else:
+                    pt, pr = marg[self.parent_[key]]
+                    mt, mr = _up(bt, br, self.beta_sq[level - 1])
+                    down = _down(pt - mt, pr - mr, self.beta_sq[level - 1])
+                marg[key] = (down[0] + bt, down[1] + br)
+        return {k: (r / t, 1.0 / t) for k, (t, r) in marg.items()}
+
+    def fit_beta_sq(self, floor: float = 1e-3) -> list[float]:
+        """Method of moments for beta_i^2 (ours; the paper says "estimated empirically"): the mean
+        squared difference between each level-(i+1) pattern's posterior mean and its parent's."""
+        marg = self.marginals()
+        out = []
+        for i in range(N_SIZES - 1):
+            diffs = [(marg[k][0] - marg[self.parent_[k]][0]) ** 2
+                     for k, lv in self.level_.items() if lv == i + 1]
+            out.append(max(floor, float(np.mean(diffs))) if diffs else self.beta_sq[i])
+        return out
+
+    def n_patterns(self) -> int:
+        return len(self.b_)
+
+    # --- files ---
+
+    def params(self) -> dict[str, Any]:
+        return {"mu0": self.mu0, "sigma0_sq": self.sigma0_sq, "beta_sq": self.beta_sq,
+                "k_virtual": self.k_virtual, "clip": self.clip, "weight_cap": self.weight_cap}
+
+    def arrays(self) -> dict[str, np.ndarray]:
+        keys = list(self.b_)
+        return {"keys": np.array(keys, dtype=np.uint64),
+                "b": np.array([self.b_[k] for k in keys], dtype=np.float64).reshape(-1, 2),
+                "level": np.array([self.level_[k] for k in keys], dtype=np.int8),
+                "parent": np.array([self.parent_.get(k, 0) for k in keys], dtype=np.uint64)}
+
+    def _set_arrays(self, arrays: dict[str, np.ndarray]) -> None:
+        keys, b, level, parent = arrays["keys"], arrays["b"], arrays["level"], arrays["parent"]
+        n = len(keys)
+        if keys.dtype != np.uint64 or b.shape != (n, 2) or level.shape != (n,) or parent.shape != (n,):
+            raise ValueError("arrays do not match")
+        if n and (level.min() < 0 or level.max() >= N_SIZES):
+            raise ValueError("levels out of range")
+        self.b_ = {int(k): [float(t), float(r)] for k, (t, r) in zip(keys.tolist(), b.tolist())}
+        self.level_ = {int(k): int(lv) for k, lv in zip(keys.tolist(), level.tolist())}
+        self.parent_ = {int(k): int(p) for k, p, lv in zip(keys.tolist(), parent.tolist(), level.tolist()) if lv > 0}
+
+
+PRIORS: dict[str, type[LeafPrior]] = {"uniform": UniformPrior, "beta": BetaPrior, "hier": HierGaussPrior}
+
+
+def make_prior(name: str, **params) -> LeafPrior:
+    """A leaf prior by registry name; unknown names and bad parameters are ValueErrors."""
+    cls = PRIORS.get(name)
+    if cls is None:
+        raise ValueError(f"unknown tactics prior {name!r}; choose one of {sorted(PRIORS)}")
+    try:
+        return cls(**params)
+    except TypeError as e:
+        raise ValueError(f"bad parameters for the {name!r} prior: {e}") from None

@@ -1,0 +1,98 @@
+"""GnuGo's reading commands through the tactical solver: answer format, errors, regression helpers."""
+from __future__ import annotations
+
+import re
+import sys
+
+import pytest
+
+from engine.game import Game
+from gtp.protocol import GtpServer
+from gtp.tactics_commands import TacticsCommands
+from tests.gtp.gtpproc import GtpProcess
+
+LADDER_SGF = b"(;GM[1]FF[4]SZ[9]AB[cd][de][ee]AW[dd]PL[B])"   # White D6, Black C6 D5 E5: a ladder
+
+
+class StubPlayer:
+    """The part of engine.player.Player the group uses: the game record."""
+
+    def __init__(self):
+        self.game = Game(9)
+
+
+@pytest.fixture
+def server():
+    player = StubPlayer()
+    player.game.load_sgf(LADDER_SGF)
+    return GtpServer([TacticsCommands(player)])
+
+
+def reply(server, line):
+    return server.handle_line(line)
+
+
+def test_attack_and_defend_in_gnugo_format(server):
+    assert reply(server, "1 attack D6") == "=1 1 D7\n\n"
+    assert re.fullmatch(r"=2 1 (D7|E6)\n\n", reply(server, "2 defend D6"))
+    assert reply(server, "attack C6") == "= 0\n\n"
+
+
+def test_answers_match_the_regression_patterns(server):
+    # regress.awk: the expected text is a regular expression anchored at both ends
+    for command, expected in [("attack D6", "1 (D7|E6)"), ("attack C6", "0"), ("defend D6", "1 (D7|E6)")]:
+        text = reply(server, command)[2:].strip()
+        assert re.search("^" + expected + "$", text), (command, text)
+
+
+def test_errors(server):
+    assert reply(server, "attack A1") == "? vertex must not be empty\n\n"
+    assert reply(server, "attack Z9") == "? invalid vertex\n\n"
+    assert reply(server, "attack pass") == "? invalid vertex\n\n"
+    assert reply(server, "attack") == "? syntax error\n\n"
+    assert reply(server, "defend D6 D7") == "? syntax error\n\n"
+    assert reply(server, "popgo") == "? Stack empty.\n\n"
+    assert reply(server, "trymove B D6") == "? illegal move\n\n"
+    assert reply(server, "bps_config prior=oracle") == "? unknown prior 'oracle'\n\n"
+    assert reply(server, "bps_config budget=0") == "? syntax error\n\n"
+    assert reply(server, "bps_config method=alphabeta").startswith("? tactics.method")
+    assert reply(server, "bps_config") == "= prior=uniform budget=20000 method=pp move_gen=local l_max=5\n\n"
+
+
+def test_trymove_and_popgo(server):
+    assert reply(server, "trymove white D7") == "= \n\n"
+    assert reply(server, "attack D6") == "= 0\n\n"          # now it has three liberties
+    assert reply(server, "popgo") == "= \n\n"
+    assert reply(server, "attack D6") == "= 1 D7\n\n"
+
+
+def test_solver_report_and_config(server):
+    text = reply(server, "bps_solve D6")
+    m = re.fullmatch(r"= T D7 nodes=(\d+) p=1 L=3\n\n", text)
+    assert m and int(m.group(1)) > 0
+    assert re.fullmatch(r"= T D7 nodes=\d+ p=1 L=3\n\n", reply(server, "bps_solve D6 attack 5000 pns"))
+    assert reply(server, "bps_solve D6 attack 3").startswith("= U ")     # budget of 3 nodes
+    lines = reply(server, "bps_children D6")[2:].strip().splitlines()
+    assert lines[0].startswith("D7 T p=1") or any(ln.startswith("D7 T") for ln in lines)
+    assert reply(server, "bps_config prior=hier budget=500 method=pns") == "= \n\n"
+    assert reply(server, "bps_config") == "= prior=hier budget=500 method=pns move_gen=local l_max=5\n\n"
+    assert reply(server, "increase_depths") == "= \n\n"
+    assert "budget=1000" in reply(server, "bps_config")
+    assert reply(server, "decrease_depths") == "= \n\n"
+    assert "budget=500" in reply(server, "bps_config")
+
+
+def test_a_regression_file_runs_through_the_engine(tmp_path):
+    (tmp_path / "games").mkdir()
+    (tmp_path / "games" / "ladder.sgf").write_bytes(LADDER_SGF)
+    proc = GtpProcess([sys.executable, "-m", "gtp.tactics_commands", "--set", "search.max_nodes=1000"],
+                      cwd=str(tmp_path))
+    try:
+        assert proc.send("loadsgf games/ladder.sgf") == (True, "")
+        assert proc.send("1 attack D6") == (True, "1 D7")
+        assert proc.send("trymove W D7")[0]
+        assert proc.send("2 defend D6")[0]
+        assert proc.send("popgo")[0]
+        assert proc.send("quit")[0]
+    finally:
+        assert proc.close() == 0, proc.stderr_text()[-2000:]
