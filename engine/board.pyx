@@ -13,6 +13,7 @@
 # retaking at once; with alternating moves that is b.to_play. Suicide, of one stone or of many, is
 # illegal. The hash is Zobrist over the stones plus a constant, so no position hashes to 0 (which marks
 # unused hash_ring slots).
+from engine.rng cimport splitmix64
 cimport cython
 from libc.stdint cimport uint8_t, uint16_t, uint64_t
 from libc.string cimport memcpy, memset
@@ -25,12 +26,6 @@ cdef uint64_t ZOBRIST[MAX_POINTS][3]     # [point][color], colours BLACK and WHI
 cdef uint64_t ZOBRIST_BASE               # hash of the empty board (non-zero: 0 marks unused ring slots)
 
 
-cdef uint64_t splitmix64(uint64_t* state) noexcept nogil:
-    state[0] += 0x9E3779B97F4A7C15ULL
-    cdef uint64_t z = state[0]
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL
-    return z ^ (z >> 31)
 
 
 cdef void init_zobrist() noexcept nogil:

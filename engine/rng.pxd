@@ -29,3 +29,12 @@ cdef inline bint rng_percent(Rng* r, int rate) noexcept nogil:
 
 cdef inline double rng_uniform(Rng* r) noexcept nogil:
     return rng_next(r) * (1.0 / 4294967296.0)
+
+
+cdef inline uint64_t splitmix64(uint64_t* state) noexcept nogil:
+    """Next value of Vigna's SplitMix64 sequence: fixed-seed keys (Zobrist, pattern hashes)."""
+    state[0] += 0x9E3779B97F4A7C15ULL
+    cdef uint64_t z = state[0]
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL
+    return z ^ (z >> 31)

@@ -9,6 +9,7 @@
 # root is UNKNOWN (never on a float probability), a leaf with no moves is TRUE at an AND node and
 # FALSE at an OR node (empty product), and the goal is "goal vertex empty" (TRUE) against "goal block
 # has >= L liberties" (FALSE), with L raised after every FALSE.
+from engine.rng cimport splitmix64
 cimport cython
 from libc.math cimport INFINITY, exp, expm1, isfinite, log, log1p
 from libc.stdint cimport int8_t, int32_t, int64_t, uint8_t, uint64_t
@@ -143,12 +144,6 @@ TEMPLATE_RINGS = (
 )
 
 
-cdef uint64_t splitmix64(uint64_t* state) noexcept nogil:
-    state[0] += 0x9E3779B97F4A7C15ULL
-    cdef uint64_t z = state[0]
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL
-    return z ^ (z >> 31)
 
 
 def _init_patterns() -> None:
