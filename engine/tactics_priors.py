@@ -63,6 +63,19 @@ class LeafPrior:
 
     # --- helpers shared by the learned models ---
 
+    def _cached_logodds(self, keys: np.ndarray) -> np.ndarray:
+        """Clipped log-odds of each key stack by `_stack_logodds`, cached by the largest template."""
+        keys = self._check_keys(keys)
+        out = np.empty(len(keys), dtype=np.float64)
+        cache = self._cache
+        for i, stack in enumerate(keys.tolist()):
+            top = stack[-1]
+            x = cache.get(top)
+            if x is None:
+                x = cache[top] = self._clip(self._stack_logodds(stack))
+            out[i] = x
+        return out
+
     @staticmethod
     def _check_keys(keys: np.ndarray) -> np.ndarray:
         keys = np.asarray(keys)
@@ -161,17 +174,11 @@ class BetaPrior(LeafPrior):
         return self.alpha0, self.beta0, -1
 
     def logodds(self, keys: np.ndarray, role: int) -> np.ndarray:
-        keys = self._check_keys(keys)
-        out = np.empty(len(keys), dtype=np.float64)
-        cache = self._cache
-        for i, stack in enumerate(keys.tolist()):
-            top = stack[-1]
-            x = cache.get(top)
-            if x is None:
-                a, b, _ = self.predictive(stack)
-                x = cache[top] = self._clip(math.log(a / b))
-            out[i] = x
-        return out
+        return self._cached_logodds(keys)
+
+    def _stack_logodds(self, stack: list[int]) -> float:
+        a, b, _ = self.predictive(stack)
+        return math.log(a / b)
 
     def observe(self, keys: np.ndarray, roles: np.ndarray, values: np.ndarray) -> None:
         keys = self._check_keys(keys)
@@ -292,22 +299,14 @@ class HierGaussPrior(LeafPrior):
         mu, var = self.belief(stack)
         return 0.5 * math.erfc(-mu / math.sqrt(var) / _SQRT2)
 
-    def _logodds(self, stack: Sequence[int]) -> float:
+    def logodds(self, keys: np.ndarray, role: int) -> np.ndarray:
+        return self._cached_logodds(keys)
+
+    def _stack_logodds(self, stack: Sequence[int]) -> float:
         mu, var = self.belief(stack)
         t = mu / math.sqrt(var)
         return _log_ndtr(t) - _log_ndtr(-t)
 
-    def logodds(self, keys: np.ndarray, role: int) -> np.ndarray:
-        keys = self._check_keys(keys)
-        out = np.empty(len(keys), dtype=np.float64)
-        cache = self._cache
-        for i, stack in enumerate(keys.tolist()):
-            top = stack[-1]
-            x = cache.get(top)
-            if x is None:
-                x = cache[top] = self._clip(self._logodds(stack))
-            out[i] = x
-        return out
 
     # --- learning ---
 

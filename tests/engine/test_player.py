@@ -6,6 +6,7 @@ import pytest
 from engine.board import BLACK, EMPTY, PASS, RESIGN, WHITE, Board
 from engine.params import EngineParams, SearchParams
 from engine.player import Player
+from tests.engine.test_scoring import SEKI
 
 
 def make_player(playouts=200, seed=1, **search) -> Player:
@@ -206,17 +207,7 @@ def test_clock_is_charged_and_respected():
     assert player.game.moves == [] and player.time.clocks[BLACK].main == 6
 
 
-# Seki at the bottom: Black A2 B2 C2 B1 (eye A1) and White D1 D2 E2 F2 F1 (eye E1) share C1.
-# By hand: Black 27, White 21, C1 neutral, komi 7.5: W+1.5.
-SEKI = """
-. O O X . X .
-O O O X X X X
-. O O X . X .
-O O O X X X X
-O O O X X X X
-X X X O O O X
-. X . O . O X
-"""
+# SEKI is test_scoring's position. By hand: Black 27, White 21, C1 neutral, komi 7.5: W+1.5.
 
 
 def test_seki_with_the_real_search():
