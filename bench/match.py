@@ -26,6 +26,7 @@ import json
 import multiprocessing
 import os
 import platform
+import signal
 import socket
 import subprocess
 import sys
@@ -267,7 +268,36 @@ def make_executor(jobs: int, scheduler: str | None) -> tuple[cf.Executor, object
         except (OSError, TimeoutError, ValueError) as e:
             raise RunError(f"cannot connect to the Dask scheduler {scheduler}: {e}") from None
         return client.get_executor(pure=False), client
-    return cf.ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context("spawn")), None
+    return cf.ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context("spawn"),
+                                  initializer=_worker_init), None
+
+
+def _raise_interrupt(signum, frame) -> None:
+    raise KeyboardInterrupt
+
+
+def _worker_init() -> None:
+    """In each pool worker: a SIGTERM ends the game under way through its `finally` (which closes the
+    engines), and on Linux the worker gets that SIGTERM when the harness process dies, however it dies."""
+    signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(128 + signum))
+    try:
+        import ctypes
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM)      # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass
+
+
+def _terminate_workers(executor: cf.ProcessPoolExecutor) -> None:
+    """Stop a pool's workers now, mid-game (Python 3.14 has ProcessPoolExecutor.terminate_workers)."""
+    terminate = getattr(executor, "terminate_workers", None)
+    if terminate is not None:
+        terminate()
+        return
+    for proc in list((getattr(executor, "_processes", None) or {}).values()):
+        if proc.is_alive():
+            proc.terminate()
+    for proc in list((getattr(executor, "_processes", None) or {}).values()):
+        proc.join(10)
 
 
 def play(run: Run, executor: cf.Executor, progress: bool = True) -> int:
@@ -315,6 +345,10 @@ def run_match(cfg: MatchConfig, run_dir: Path, executor: cf.Executor | None = No
         executor, client = make_executor(jobs or cfg.jobs, scheduler)
     try:
         failed = play(run, executor, progress)
+    except BaseException:
+        if isinstance(executor, cf.ProcessPoolExecutor) and own:
+            _terminate_workers(executor)
+        raise
     finally:
         if isinstance(executor, cf.ProcessPoolExecutor) and own:
             executor.shutdown(wait=False, cancel_futures=True)
@@ -342,6 +376,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {e}", file=sys.stderr)
         return 2
     run_dir = Path(args.out) if args.out else default_run_dir(cfg)
+    signal.signal(signal.SIGTERM, _raise_interrupt)      # a kill stops the run like Ctrl-C does
     command = ["python", "-m", "bench.match"] + (sys.argv[1:] if argv is None else list(argv))
     try:
         run, failed = run_match(cfg, run_dir, jobs=args.jobs, scheduler=args.scheduler,

@@ -225,6 +225,36 @@ def test_ctrl_c_stops_the_run_and_its_engines_and_says_how_to_resume(tmp_path):
         assert not Path(f"/proc/{pid}").exists() or "zombie" in Path(f"/proc/{pid}/status").read_text()
 
 
+def test_a_sigterm_to_the_harness_alone_stops_its_workers_and_engines(tmp_path):
+    pids = tmp_path / "pids"
+    config = write_config(tmp_path, f"""
+        board_size: 5
+        games: 2
+        player:
+          command: {FAKE} --fail hang --at 1 --pidfile {pids}
+          timeout: 60
+        opponent: {GNUGO}
+    """)
+    root = Path(__file__).resolve().parents[2]
+    proc = subprocess.Popen([sys.executable, "-m", "bench.match", str(config), "--out", str(tmp_path / "run"),
+                             "--jobs", "2", "--no-progress"], cwd=root, start_new_session=True,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 30
+    while (not pids.exists() or len(pids.read_text().split()) < 3) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    time.sleep(0.5)
+    group = [int(p) for p in subprocess.run(["pgrep", "-g", str(proc.pid)], capture_output=True,
+                                             text=True).stdout.split() if int(p) != proc.pid]
+    assert group                              # the pool workers and the engines they started
+    proc.send_signal(signal.SIGTERM)          # the harness only, as a job scheduler would
+    _, err = proc.communicate(timeout=30)
+    assert "run the same command again to resume" in err and "Traceback" not in err
+    time.sleep(1.0)
+    alive = [pid for pid in group + [int(p) for p in pids.read_text().split()]
+             if Path(f"/proc/{pid}").exists() and "zombie" not in Path(f"/proc/{pid}/status").read_text()]
+    assert alive == []
+
+
 def test_resuming_with_a_different_board_is_refused(tmp_path, capsys):
     text = f"""
         board_size: {{size}}
