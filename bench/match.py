@@ -196,7 +196,7 @@ class Run:
                          board_size=cfg.board_size, komi=cfg.komi, handicap=cfg.handicap,
                          move_limit=cfg.move_limit, swapped=cfg.swapped(i), player=v.player,
                          opponent=cfg.opponent, referee=cfg.referee, fault_result=cfg.fault_result)
-                for v in cfg.variants for i in range(cfg.games) if (v.name, i) not in self.records]
+                for i in range(cfg.games) for v in cfg.variants if (v.name, i) not in self.records]
 
     def add(self, record: dict) -> None:
         """Keep a finished game: its SGF, then its line in games.jsonl (what resume trusts)."""
