@@ -11,10 +11,13 @@ through `engine.board`; it knows nothing of the search or of GTP. Modules, in de
 - `patterns`      large circular patterns: harvesting and the matched set
 - `competitions`  positions as generalized Bradley-Terry competitions, stored compactly
 - `mm`            the `mm` prior: Coulom's minorization-maximization (kernels in `_mm`)
+- `fbt`           the `fbt` prior: Xiao & Müller's factorization Bradley-Terry (kernels in `_fbt`)
 - `train`         `python -m priors.train CONFIG.yaml`
 - `evaluate`      `python -m priors.evaluate MODEL --data DIR`: prediction accuracy and speed
 """
 from priors import base
+from priors.fbt import FBTPrior
 from priors.mm import MMPrior
 
 base.PRIORS.setdefault("mm", MMPrior)
+base.PRIORS.setdefault("fbt", FBTPrior)

@@ -1,14 +1,19 @@
 """Train a prior from expert games: `python -m priors.train CONFIG.yaml [--set key=value ...]`.
 
 Steps: harvest large patterns from the training games, turn sampled training and validation positions
-into competitions, fit MM with a progress bar that shows the training and validation log-likelihood
-per sweep, and write the model file. Game extraction runs in-process, or on a local process pool
-(`n_workers`), or on a Dask cluster (`--scheduler ADDRESS`): games are independent, so each worker
-handles a chunk of them and returns compact arrays.
+into competitions, fit the model (`model: mm` or `model: fbt`) with a progress bar that shows the
+training and validation figures per sweep or epoch, and write the model file. Game extraction runs
+in-process, or on a local process pool (`n_workers`), or on a Dask cluster (`--scheduler ADDRESS`):
+games are independent, so each worker handles a chunk of them and returns compact arrays.
+
+With `cache_dir` set, the patterns and competitions are saved there under a key of the data, pattern
+and validation settings, so that several models (MM, FBT and LFR with several k) fit the same data
+without extracting it again.
 """
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import platform
 import sys
@@ -22,7 +27,7 @@ import numpy as np
 import yaml
 from tqdm import tqdm
 
-from priors import features, mm
+from priors import features, fbt, mm
 from priors.competitions import Competitions, build_competitions, concatenate
 from priors.dataset import DEFAULT_ARCHIVES, DEFAULT_FRACTIONS, GameDataset
 from priors.patterns import PatternCounter, PatternSet, count_patterns
@@ -54,6 +59,22 @@ class MMConfig:
 
 
 @dataclass(frozen=True)
+class FBTConfig:
+    k: int = 10                            # length of the factor vectors
+    loss: str = "softmax"                  # softmax (FBT) | binary (LFR, Wistuba & Schmidt-Thieme)
+    gradient: str = "full"                 # full | sampled (FBT_S m)
+    n_samples: int = 30                    # m, groups drawn per position by the sampled gradient
+    learning_rate: float = 0.001
+    lambda_w: float = 0.001
+    lambda_v: float = 0.002
+    init_std: float = 0.1
+    max_epochs: int = 30
+    patience: int = 3                      # epochs without a better validation top-1 before stopping
+    seed: int = 1
+    groups: tuple = tuple(features.GROUPS)
+
+
+@dataclass(frozen=True)
 class ValidationConfig:
     max_games: int = 100                   # validation-split games scored after each sweep
     sample: float = 0.1
@@ -63,9 +84,12 @@ class ValidationConfig:
 class TrainConfig:
     data: DataConfig = field(default_factory=DataConfig)
     patterns: PatternConfig = field(default_factory=PatternConfig)
+    model: str = "mm"                      # mm | fbt
     mm: MMConfig = field(default_factory=MMConfig)
+    fbt: FBTConfig = field(default_factory=FBTConfig)
     validation: ValidationConfig = field(default_factory=ValidationConfig)
     output: str = "priors/models/mm.npz"
+    cache_dir: str = ""                    # where extracted competitions are kept for reuse; "" = none
     n_workers: int = 1                     # processes extracting games; 1 = in this process
     chunk_games: int = 50                  # games per task sent to a worker
 
@@ -140,6 +164,16 @@ def check(c: TrainConfig) -> None:
         (c.mm.n_iterations >= 1, "mm.n_iterations", "at least 1"),
         (c.mm.tolerance >= 0, "mm.tolerance", "non-negative"),
         (set(c.mm.groups) <= set(features.GROUPS), "mm.groups", f"names from {', '.join(features.GROUPS)}"),
+        (c.model in ("mm", "fbt"), "model", "mm or fbt"),
+        (c.fbt.k >= 0, "fbt.k", "0 or more"),
+        (c.fbt.loss in ("softmax", "binary"), "fbt.loss", "softmax or binary"),
+        (c.fbt.gradient in ("full", "sampled"), "fbt.gradient", "full or sampled"),
+        (c.fbt.n_samples >= 1, "fbt.n_samples", "at least 1"),
+        (c.fbt.learning_rate > 0, "fbt.learning_rate", "positive"),
+        (c.fbt.lambda_w >= 0 and c.fbt.lambda_v >= 0, "fbt.lambda_w/lambda_v", "non-negative"),
+        (c.fbt.max_epochs >= 1, "fbt.max_epochs", "at least 1"),
+        (c.fbt.patience >= 1, "fbt.patience", "at least 1"),
+        (set(c.fbt.groups) <= set(features.GROUPS), "fbt.groups", f"names from {', '.join(features.GROUPS)}"),
         (c.validation.max_games >= 0, "validation.max_games", "0 (no validation) or more"),
         (0 < c.validation.sample <= 1, "validation.sample", "a probability in (0, 1]"),
         (c.n_workers >= 1, "n_workers", "at least 1"),
@@ -237,9 +271,17 @@ def make_executor(config: TrainConfig, scheduler: str) -> Executor | None:
     return None
 
 
-def train(config: TrainConfig, scheduler: str = "", log=print) -> mm.MMPrior:
+@dataclass
+class TrainingData:
+    comps: Competitions
+    validation: Competitions | None
+    patterns: PatternSet | None
+    stats: dict
+
+
+def extract(config: TrainConfig, scheduler: str = "", log=print) -> TrainingData:
+    """Harvest patterns, then build the training and validation competitions."""
     from functools import partial
-    started = time.time()
     executor = make_executor(config, scheduler)
     train_ds = _dataset(config.data, "train", config.data.sample, config.data.max_games)
     ids = train_ds.game_ids()
@@ -263,8 +305,6 @@ def train(config: TrainConfig, scheduler: str = "", log=print) -> mm.MMPrior:
     del parts                        # let concatenate free each piece once copied
     comps = concatenate(pieces)
     release_memory()
-    log(f"training competitions: {len(comps)} ({comps.nbytes() / 1e6:.0f} MB, "
-        f"{len(comps.levels) / max(1, len(comps)):.0f} distinct teams each); games {train_stats}")
 
     validation = None
     if config.validation.max_games > 0:
@@ -276,30 +316,82 @@ def train(config: TrainConfig, scheduler: str = "", log=print) -> mm.MMPrior:
         validation = concatenate([c for c, _ in parts])
     if executor is not None:
         executor.shutdown()
+    return TrainingData(comps, validation, patterns, train_stats)
 
-    prior = mm.MMPrior(config.mm.n_iterations, config.mm.tolerance, config.mm.groups,
-                       config.patterns.min_count)
-    curve: list[dict] = []
-    bar = tqdm(total=config.mm.n_iterations, desc="MM", unit="sweep", file=sys.stderr, dynamic_ncols=True)
 
-    def on_sweep(sweep: int, loglik: float, gammas: np.ndarray) -> None:
-        point = {"sweep": sweep, "train_loglik": round(float(loglik), 5)}
-        if validation is not None and len(validation):
-            ll, rank = mm.score(validation, gammas, mm.group_offsets(features.level_counts(
-                len(patterns) if patterns is not None else 0)))
-            point.update(val_loglik=round(float(ll.mean()), 5), val_top1=round(float((rank == 1).mean()), 5))
-        curve.append(point)
-        bar.set_postfix({k: v for k, v in point.items() if k != "sweep"})
-        bar.update(1)
+# --- the competitions cache --------------------------------------------------------------------
 
+_COMP_FIELDS = ("levels", "mult", "starts", "winners", "move_numbers")
+
+
+def cache_key(config: TrainConfig) -> str:
+    """What the extracted data depends on: the data, pattern and validation settings and the features."""
+    what = {"data": asdict(config.data), "patterns": asdict(config.patterns),
+            "validation": asdict(config.validation), "groups": list(features.GROUPS),
+            "levels": features.level_counts(0).tolist(), "zobrist": features.ZOBRIST_SEED}
+    return hashlib.sha256(json.dumps(what, sort_keys=True).encode()).hexdigest()[:16]
+
+
+def save_cache(folder: Path, data: TrainingData) -> None:
+    """One .npy file per array (loaded back without pickles), written under a temporary name first."""
+    tmp = folder.with_name(folder.name + ".partial")
+    tmp.mkdir(parents=True, exist_ok=True)
+    for prefix, comps in (("train", data.comps), ("val", data.validation)):
+        if comps is not None:
+            for name in _COMP_FIELDS:
+                np.save(tmp / f"{prefix}_{name}.npy", getattr(comps, name))
+    if data.patterns is not None:
+        for name in ("keys", "sizes", "counts"):
+            np.save(tmp / f"patterns_{name}.npy", getattr(data.patterns, name))
+    (tmp / "stats.json").write_text(json.dumps(data.stats))
+    tmp.rename(folder)
+
+
+def load_cache(folder: Path) -> TrainingData:
+    def comps(prefix: str) -> Competitions | None:
+        if not (folder / f"{prefix}_levels.npy").exists():
+            return None
+        return Competitions(*(np.load(folder / f"{prefix}_{n}.npy", allow_pickle=False) for n in _COMP_FIELDS))
+
+    patterns = None
+    if (folder / "patterns_keys.npy").exists():
+        patterns = PatternSet(*(np.load(folder / f"patterns_{n}.npy", allow_pickle=False)
+                                for n in ("keys", "sizes", "counts")))
+    return TrainingData(comps("train"), comps("val"), patterns, json.loads((folder / "stats.json").read_text()))
+
+
+def training_data(config: TrainConfig, scheduler: str = "", log=print) -> TrainingData:
+    """Extract the data, or read it back from the cache when `cache_dir` holds it."""
+    if not config.cache_dir:
+        return extract(config, scheduler, log)
+    folder = Path(config.cache_dir).expanduser() / cache_key(config)
+    if (folder / "stats.json").exists():
+        log(f"competitions read from the cache {folder}")
+        return load_cache(folder)
+    data = extract(config, scheduler, log)
+    save_cache(folder, data)
+    log(f"competitions cached in {folder}")
+    return data
+
+
+# --- the run -------------------------------------------------------------------------------------
+
+def train(config: TrainConfig, scheduler: str = "", log=print):
+    """Fit the configured model; returns the fitted prior (MMPrior or FBTPrior) with its report in info_."""
+    started = time.time()
+    data = training_data(config, scheduler, log)
+    comps, patterns = data.comps, data.patterns
+    log(f"training competitions: {len(comps)} ({comps.nbytes() / 1e6:.0f} MB, "
+        f"{len(comps.levels) / max(1, len(comps)):.0f} distinct teams each); games {data.stats}")
     fit_start = time.time()
-    prior.fit_competitions(comps, patterns, on_sweep)
-    bar.close()
-    final = curve[-1] if curve else {}
-    # The callback scores the gammas at the end of each sweep; the last point is the saved model.
+    if config.model == "mm":
+        prior, curve = fit_mm(config, data)
+    else:
+        prior, curve = fit_fbt(config, data)
+    final = prior.info_.pop("final", curve[-1] if curve else {})
     prior.info_.update(
         config=json.loads(json.dumps(asdict(config))),
-        train_games=train_stats,
+        train_games=data.stats,
         validation=final,
         curve=curve,
         n_patterns=len(patterns) if patterns is not None else 0,
@@ -308,8 +400,58 @@ def train(config: TrainConfig, scheduler: str = "", log=print) -> mm.MMPrior:
         machine=platform.node() + " " + platform.processor(),
         date=time.strftime("%Y-%m-%d %H:%M:%S"),
     )
-    log(f"MM: {len(curve)} sweeps in {prior.info_['fit_seconds']} s; final {final}")
+    log(f"{config.model}: {len(curve)} {'sweeps' if config.model == 'mm' else 'epochs'} in "
+        f"{prior.info_['fit_seconds']} s; kept {final}")
     return prior
+
+
+def fit_mm(config: TrainConfig, data: TrainingData) -> tuple[mm.MMPrior, list[dict]]:
+    patterns, validation = data.patterns, data.validation
+    prior = mm.MMPrior(config.mm.n_iterations, config.mm.tolerance, config.mm.groups,
+                       config.patterns.min_count)
+    curve: list[dict] = []
+    bar = tqdm(total=config.mm.n_iterations, desc="MM", unit="sweep", file=sys.stderr, dynamic_ncols=True)
+    offsets = mm.group_offsets(features.level_counts(len(patterns) if patterns is not None else 0))
+
+    def on_sweep(sweep: int, loglik: float, gammas: np.ndarray) -> None:
+        point = {"sweep": sweep, "train_loglik": round(float(loglik), 5)}
+        if validation is not None and len(validation):
+            ll, rank = mm.score(validation, gammas, offsets)
+            point.update(val_loglik=round(float(ll.mean()), 5), val_top1=round(float((rank == 1).mean()), 5))
+        curve.append(point)
+        bar.set_postfix({k: v for k, v in point.items() if k != "sweep"})
+        bar.update(1)
+
+    # The callback scores the gammas at the end of each sweep; the last point is the saved model.
+    prior.fit_competitions(data.comps, patterns, on_sweep)
+    bar.close()
+    return prior, curve
+
+
+def fit_fbt(config: TrainConfig, data: TrainingData) -> tuple[fbt.FBTPrior, list[dict]]:
+    c = config.fbt
+    prior = fbt.FBTPrior(k=c.k, loss=c.loss, gradient=c.gradient, n_samples=c.n_samples,
+                         learning_rate=c.learning_rate, lambda_w=c.lambda_w, lambda_v=c.lambda_v,
+                         init_std=c.init_std, max_epochs=c.max_epochs, patience=c.patience, seed=c.seed,
+                         groups=c.groups, pattern_min_count=config.patterns.min_count)
+    curve: list[dict] = []
+    label = "FBT" if c.loss == "softmax" else "LFR"
+    bar = tqdm(total=c.max_epochs, desc=f"{label}{c.k}", unit="epoch", file=sys.stderr, dynamic_ncols=True)
+
+    def on_epoch(point: dict) -> None:
+        point = {k: (round(v, 5) if isinstance(v, float) else v) for k, v in point.items()}
+        curve.append(point)
+        bar.set_postfix({k: v for k, v in point.items() if k != "epoch"})
+        bar.update(1)
+
+    validation = data.validation if data.validation is not None and len(data.validation) else None
+    prior.fit_competitions(data.comps, data.patterns, validation, on_epoch)
+    bar.close()
+    # Early stopping keeps the best validation epoch, which is what the model file holds.
+    scored = [p for p in curve if p.get("val_top1") is not None]
+    if scored:
+        prior.info_["final"] = max(scored, key=lambda p: (p["val_top1"], -p["epoch"]))
+    return prior, curve
 
 
 def report_gammas(prior: mm.MMPrior, log=print) -> None:
@@ -340,8 +482,9 @@ def main(argv: list[str] | None = None) -> int:
     out.parent.mkdir(parents=True, exist_ok=True)
     prior.save(out)
     print(f"wrote {out} ({out.stat().st_size / 1e6:.1f} MB), digest {prior.digest()}")
-    print("gammas per level (level 1 first):")
-    report_gammas(prior)
+    if isinstance(prior, mm.MMPrior):
+        print("gammas per level (level 1 first):")
+        report_gammas(prior)
     return 0
 
 

@@ -7,6 +7,7 @@ import tarfile
 import pytest
 
 from priors import evaluate, train
+from priors.fbt import FBTPrior
 from priors.mm import MMPrior
 
 LETTERS = "abcdefghi"
@@ -85,7 +86,34 @@ def test_train_then_evaluate(tmp_path, data_dir, capsys):
     assert "pessimistically" in capsys.readouterr().out
 
 
+def test_fbt_and_lfr_train_on_competitions_cached_once(tmp_path, data_dir, capsys):
+    config = write_config(tmp_path, data_dir)
+    cache = tmp_path / "cache"
+    common = ["--set", "model=fbt", "--set", f"cache_dir={cache}", "--set", "fbt.max_epochs=4",
+              "--set", "fbt.k=3"]
+    assert train.main([str(config), *common, "--output", str(tmp_path / "fbt.npz")]) == 0
+    assert "competitions cached" in capsys.readouterr().out
+    assert len(list(cache.iterdir())) == 1
+    assert train.main([str(config), *common, "--set", "fbt.loss=binary",
+                       "--output", str(tmp_path / "lfr.npz")]) == 0
+    assert "read from the cache" in capsys.readouterr().out
+    fbt_prior, lfr_prior = FBTPrior.load(tmp_path / "fbt.npz"), FBTPrior.load(tmp_path / "lfr.npz")
+    assert fbt_prior.info_["train_games"] == lfr_prior.info_["train_games"]
+    assert fbt_prior.info_["n_competitions"] == lfr_prior.info_["n_competitions"] > 0
+    assert fbt_prior.v_.shape[1] == 3 and lfr_prior.loss == "binary"
+    # The report's validation point is the epoch whose weights the file holds.
+    best = fbt_prior.info_["validation"]
+    assert best["val_top1"] == max(p["val_top1"] for p in fbt_prior.info_["curve"])
+    # Another validation setting is other data: a new cache entry, not a stale one.
+    assert train.main([str(config), *common, "--set", "validation.max_games=5",
+                       "--output", str(tmp_path / "fbt2.npz")]) == 0
+    assert len(list(cache.iterdir())) == 2
+
+
 @pytest.mark.parametrize("override, message", [
+    ("model=svm", "model"),
+    ("fbt.loss=hinge", "fbt.loss"),
+    ("fbt.k=-1", "fbt.k"),
     ("mm.n_iterations=0", "mm.n_iterations"),
     ("data.sample=2", "data.sample"),
     ("data.colour=1", "data.colour: unknown key"),
