@@ -2,6 +2,7 @@
 train/test split) and B3 (GnuGo's reading.tst through GTP `attack`/`defend`).
 
     python -m bench.tactics [--only b1,b3,b2] [--data ../shared/data] [--workers 2] [--quick]
+                            [--b2-seeds N] [--b2-regimes region,local]
 
 B1 builds capture problems from the tesuji collections of `tsumego.tar.xz` (Black or White to play,
 goal = the opponent block of 2-3 liberties nearest the book's first move) and from every `attack`
@@ -23,7 +24,12 @@ user would: the GTP defaults, PP with leaf prior 0.1; PP with the paper's 0.5; P
 itself, scores the answers as GnuGo's regress.awk does (the expected text is an
 anchored regular expression), and reports the share passed and the time per query.
 
-Results go to bench/results/tactics_b1.json (+ .csv, .png), tactics_b2.json, tactics_b3.json.
+B2 can repeat over several train/test splits (`--b2-seeds 5`: seeds --seed .. --seed + 4, one labelling)
+and run one generator only (`--b2-regimes local`); it then reports the mean and standard deviation over
+the splits, and in every case the nodes and wall seconds per test problem.
+
+Results go to bench/results/tactics_b1.json (+ .csv, .png), tactics_b2.json, tactics_b3.json
+(tactics_b2_5seeds_local.json and the like with the B2 options above).
 """
 from __future__ import annotations
 
@@ -358,14 +364,19 @@ B2_CONFIGS = {
 }
 
 
+def timed_solve(problem: Problem, params: tactics.TacticsParams, prior=None) -> tuple:
+    """(value, nodes developed, wall seconds) of one B2 query."""
+    t0 = time.perf_counter()
+    r = tactics.solve(problem.board, problem.goal, params=params, prior=prior)
+    return r.value, r.developed, round(time.perf_counter() - t0, 5)
+
+
 def solve_pp_uniform(problem: Problem, params: dict) -> tuple:
-    r = tactics.solve(problem.board, problem.goal, params=tactics.TacticsParams(method="pp", **params))
-    return r.value, r.developed
+    return timed_solve(problem, tactics.TacticsParams(method="pp", **params))
 
 
 def solve_pns(problem: Problem, params: dict) -> tuple:
-    r = tactics.solve(problem.board, problem.goal, params=tactics.TacticsParams(method="pns", **params))
-    return r.value, r.developed
+    return timed_solve(problem, tactics.TacticsParams(method="pns", **params))
 
 
 def train_and_test(config: str, train: list[Problem], test: list[Problem], params: dict, passes: int) -> dict:
@@ -391,8 +402,7 @@ def train_and_test(config: str, train: list[Problem], test: list[Problem], param
     results = []
     t0 = time.process_time()
     for problem in test:
-        r = tactics.solve(problem.board, problem.goal, params=p, prior=prior)
-        results.append((r.value, r.developed))
+        results.append(timed_solve(problem, p, prior))
     return {"config": config, "prior": kind, "prior_params": kw, "learn": learn, "train_solved": solved_train,
             "train_cpu": round(train_cpu, 1), "test": results, "test_cpu": round(time.process_time() - t0, 1),
             "patterns": len(getattr(prior, "counts_", getattr(prior, "b_", {}))),
@@ -415,18 +425,62 @@ def run_b2(args, pool) -> dict:
     problems = [p for p, ok in zip(candidates, known) if ok]
     print(f"B2: {len(problems)} of {len(candidates)} candidate problems proved TRUE within "
           f"{args.b2_label_budget} nodes by PNS or PP", flush=True)
-    rng = random.Random(args.seed)
-    order = list(range(len(problems)))
-    rng.shuffle(order)
-    n_train = (2 * len(problems)) // 3
-    train = [problems[i] for i in order[:n_train]]
-    test = [problems[i] for i in order[n_train:]]
-    out = {"candidates": len(candidates), "label_budget": args.b2_label_budget, "train": len(train),
-           "test": len(test), "passes": args.passes}
-    for regime, budget in (("region", args.b2_budget), ("local", args.b2_local_budget)):
-        out[regime] = b2_regime(pool, train, test, {"move_gen": regime, "max_nodes": budget, "l_max": args.l_max},
-                                args.passes)
+    budgets = {"region": args.b2_budget, "local": args.b2_local_budget}
+    regimes = [x.strip() for x in args.b2_regimes.split(",") if x.strip()]
+    out = {"candidates": len(candidates), "label_budget": args.b2_label_budget, "passes": args.passes,
+           "regimes": regimes, "split_seeds": [args.seed + k for k in range(args.b2_seeds)], "splits": []}
+    for split_seed in out["split_seeds"]:
+        rng = random.Random(split_seed)
+        order = list(range(len(problems)))
+        rng.shuffle(order)
+        n_train = (2 * len(problems)) // 3
+        train = [problems[i] for i in order[:n_train]]
+        test = [problems[i] for i in order[n_train:]]
+        print(f"B2 split seed {split_seed}", flush=True)
+        split = {"seed": split_seed, "train": len(train), "test": len(test)}
+        for regime in regimes:
+            split[regime] = b2_regime(pool, train, test, {"move_gen": regime, "max_nodes": budgets[regime],
+                                                          "l_max": args.l_max}, args.passes)
+        out["splits"].append(split)
+    if len(out["splits"]) == 1:          # one split: the record keeps its earlier layout
+        out.update(out.pop("splits")[0])
+    else:
+        out["summary"] = b2_summary(out["splits"], regimes)
     return out
+
+
+B2_STATS = ("solved", "newly_solved", "newly_failed", "speedup_mean", "speedup_geomean", "speedup_median",
+            "test_nodes_mean", "test_seconds_per_problem")
+
+
+def b2_summary(splits: list[dict], regimes: list[str]) -> dict:
+    """Mean and sample standard deviation over the splits of every configuration's statistics."""
+    out = {}
+    for regime in regimes:
+        rows = {"pns": [s[regime]["pns_stats"] for s in splits],
+                "pp_uniform": [s[regime]["pp_uniform_stats"] for s in splits]}
+        for config in splits[0][regime]["configs"]:
+            rows[config] = [s[regime]["configs"][config] for s in splits]
+        out[regime] = {}
+        print(f"B2 {regime} generator over {len(splits)} splits: mean +- sd", flush=True)
+        for name, items in rows.items():
+            stats = {}
+            for key in B2_STATS:
+                xs = [x[key] for x in items if x.get(key) is not None]
+                if xs:
+                    stats[key] = {"mean": statistics.mean(xs), "sd": statistics.stdev(xs) if len(xs) > 1 else 0.0,
+                                  "n": len(xs)}
+            out[regime][name] = stats
+            print(f"   {name:20s} " + "  ".join(f"{k} {v['mean']:.3g}+-{v['sd']:.2g}" for k, v in stats.items()),
+                  flush=True)
+    return out
+
+
+def run_stats(res: list) -> dict:
+    """Solved count, mean nodes and mean wall seconds per problem of one solver's test results."""
+    return {"solved": sum(v == "T" for v, *_ in res),
+            "test_nodes_mean": float(np.mean([n for _, n, *_ in res])) if res else None,
+            "test_seconds_per_problem": float(np.mean([x[2] for x in res])) if res else None}
 
 
 def b2_regime(pool, train: list[Problem], test: list[Problem], params: dict, passes: int) -> dict:
@@ -436,17 +490,18 @@ def b2_regime(pool, train: list[Problem], test: list[Problem], params: dict, pas
     configs = list(B2_CONFIGS)
     runs = list(pool.map(train_and_test, configs, [train] * len(configs), [test] * len(configs),
                          [params] * len(configs), [passes] * len(configs)))
-    out = {"params": params, "pns_solved": sum(v == "T" for v, _ in pns),
-           "pp_uniform_solved": sum(v == "T" for v, _ in uniform), "configs": {},
+    out = {"params": params, "pns_solved": sum(v == "T" for v, *_ in pns),
+           "pp_uniform_solved": sum(v == "T" for v, *_ in uniform), "configs": {},
+           "pns_stats": run_stats(pns), "pp_uniform_stats": run_stats(uniform),
            "per_problem": {"names": [p.name for p in test], "pns": pns, "pp_uniform": uniform}}
     print(f"B2 {params['move_gen']} generator: {len(train)} train / {len(test)} test problems, budget "
           f"{params['max_nodes']} nodes: PNS solves {out['pns_solved']}, PP(0.5) {out['pp_uniform_solved']}")
     for run in runs:
         res = run.pop("test")
-        newly_solved = sum(v == "T" and pv != "T" for (v, _), (pv, _) in zip(res, pns))
-        newly_failed = sum(v != "T" and pv == "T" for (v, _), (pv, _) in zip(res, pns))
-        speed = [pn / n for (v, n), (pv, pn) in zip(res, pns) if v == pv == "T" and n > 0]
-        s = dict(run, solved=sum(v == "T" for v, _ in res), newly_solved=newly_solved, newly_failed=newly_failed,
+        newly_solved = sum(v == "T" and pv != "T" for (v, *_), (pv, *_) in zip(res, pns))
+        newly_failed = sum(v != "T" and pv == "T" for (v, *_), (pv, *_) in zip(res, pns))
+        speed = [pn / n for (v, n, *_), (pv, pn, *_) in zip(res, pns) if v == pv == "T" and n > 0]
+        s = dict(run, **run_stats(res), newly_solved=newly_solved, newly_failed=newly_failed,
                  both=len(speed),
                  speedup_mean=float(np.mean(speed)) if speed else None,
                  speedup_geomean=float(np.exp(np.mean(np.log(speed)))) if speed else None,
@@ -455,6 +510,7 @@ def b2_regime(pool, train: list[Problem], test: list[Problem], params: dict, pas
         print(f"   {run['config']:15s} train solved {run['train_solved']:4d}  test solved {s['solved']:3d}  "
               f"newly solved {newly_solved:3d}  newly failed {newly_failed:3d}  speed-up (n={len(speed)}) "
               f"mean {_f(s['speedup_mean'])} geo {_f(s['speedup_geomean'])} median {_f(s['speedup_median'])}"
+              f"  nodes/problem {s['test_nodes_mean']:.0f}  wall s/problem {s['test_seconds_per_problem']:.4f}"
               f"  [{run['train_cpu']:.0f}+{run['test_cpu']:.0f} cpu s]", flush=True)
     return out
 
@@ -639,6 +695,8 @@ def parse_args(argv):
     ap.add_argument("--b2-budget", type=int, default=10_000, help="nodes per test problem, region generator")
     ap.add_argument("--b2-local-budget", type=int, default=2_000, help="nodes per test problem, local generator")
     ap.add_argument("--passes", type=int, default=2)
+    ap.add_argument("--b2-seeds", type=int, default=1, help="train/test splits (seeds --seed, --seed + 1, ...)")
+    ap.add_argument("--b2-regimes", default="region,local", help="comma-separated move generators: region, local")
     ap.add_argument("--b3-budget", type=int, default=20_000)
     ap.add_argument("--b3-timeout", type=float, default=300.0)
     ap.add_argument("--gnugo", default="/usr/games/gnugo")
@@ -647,6 +705,10 @@ def parse_args(argv):
     ap.add_argument("--quick", action="store_true", help="a small smoke run (few problems, small budgets)")
     args = ap.parse_args(argv)
     args.suffix = "_quick" if args.quick else ""
+    if args.b2_seeds > 1:                # several splits, or fewer regimes: a record of its own
+        args.suffix += f"_{args.b2_seeds}seeds"
+    if args.b2_regimes != "region,local":
+        args.suffix += "_" + "_".join(x.strip() for x in args.b2_regimes.split(",") if x.strip())
     if args.quick:
         args.b1_problems, args.b1_region_problems, args.b1_budget = 20, 10, 5000
         args.b2_pool, args.b2_label_budget, args.b2_budget, args.passes, args.b3_budget = 60, 5000, 2000, 1, 2000

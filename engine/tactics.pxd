@@ -11,7 +11,9 @@
 # +inf for a proved node and -inf for a disproved one; an unsolved node always has a finite L.
 #
 # The Go goal is capture: TRUE once the goal vertex is empty, FALSE once the goal block has at least
-# `libs_false` liberties, UNKNOWN otherwise. Positions are not stored in nodes: Develop replays the
+# `libs_false` liberties, UNKNOWN otherwise. Ko: simple ko binds both sides, except that `ko_side` may
+# retake a ko at once (GnuGo's conditional ko capture); three such binary searches give GnuGo's
+# four-valued results (WIN, KO_A, KO_B, LOSE), see `solve_ko` in tactics.pyx. Positions are not stored in nodes: Develop replays the
 # moves from the root on a scratch board (one memcpy plus one play per ply).
 from libc.stdint cimport int8_t, int32_t, int64_t, uint8_t, uint64_t
 
@@ -81,6 +83,8 @@ cdef struct CaptureGoal:
     bint mark_block          # patterns mark the whole goal block (else the goal vertex only)
     int counter_slack        # GEN_LOCAL: the defender attacks adjacent blocks with <= libs(goal) + slack liberties
     int defender_reach       # GEN_LOCAL: 2 adds every empty point within distance 2 of the goal block for the defender
+    color_t ko_side          # the colour that may retake a ko at once (a conditional ko capture, as if after a
+                             # ko threat that was answered), EMPTY for neither: see develop_capture's komaster rules
     int n_region
     point_t region[MAX_POINTS]   # GEN_REGION: the region's points in ascending order
 

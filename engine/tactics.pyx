@@ -21,6 +21,7 @@ from engine cimport board
 from engine.board cimport (BLACK, EDGE, EMPTY, LIBS_EXACT, MAX_POINTS, NO_POINT, PASS, WHITE, Board,
                            BoardState, color_t, point_t)
 
+import dataclasses
 import math
 import time
 from dataclasses import dataclass, field
@@ -256,6 +257,36 @@ for _k, (_dr, _dc) in enumerate([(0, 1), (0, -1), (1, 0), (-1, 0), (0, 2), (0, -
     REACH2_DC[_k] = _dc
 
 
+cdef int SUPERSTRING_LIBS = 3                # GEN_LOCAL: defender blocks next to a goal liberty with at most
+                                             # this many liberties join the goal's move set
+
+
+cdef int atari_neighbour_libs(const BoardState* b, point_t gid, color_t other, point_t skip, point_t* out,
+                              uint8_t* seen) noexcept nogil:
+    """The liberty of every block of colour `other` in atari next to the block gid (but the block
+    `skip`), unseen ones only (marked in seen): captures that save gid. Returns the count."""
+    cdef int n = 0, k
+    cdef point_t s = gid, q, og, lib
+    cdef int d[4]
+    d[0] = -1
+    d[1] = 1
+    d[2] = -b.stride
+    d[3] = b.stride
+    while s != 0:
+        for k in range(4):
+            q = s + d[k]
+            if b.color[q] == other:
+                og = b.group[q]
+                if og != skip and b.groups[og].n_libs == 1:
+                    lib = b.groups[og].libs[0]
+                    if not seen[lib]:
+                        seen[lib] = 1
+                        out[n] = lib
+                        n += 1
+        s = b.next_stone[s]
+    return n
+
+
 cdef void sort_points(point_t* a, int n) noexcept nogil:
     cdef int i, j
     cdef point_t x
@@ -324,12 +355,73 @@ cdef int generate(CaptureGoal* g, const BoardState* b, color_t mover, point_t* o
                 if seen[og] != 2 and count_libs(b, og, lg + 1) <= lg:
                     seen[og] = 2        # a stone point: the mark cannot clash with a liberty's
                     n_more += block_libs(b, og, more + n_more, seen)
+                    if mover == g.attacker:
+                        n_more += atari_neighbour_libs(b, og, defender, gid, more + n_more, seen)
         p = b.next_stone[p]
+    # the superstring: weak defender blocks next to a goal liberty (the goal joins them by playing
+    # there); their liberties extend the goal (defender) or are filled from behind (attacker)
+    for i in range(n_libs):
+        for k in range(4):
+            q = libs[i] + d[k]
+            if b.color[q] == defender and b.group[q] != gid:
+                og = b.group[q]
+                if seen[og] != 3 and count_libs(b, og, SUPERSTRING_LIBS + 1) <= SUPERSTRING_LIBS:
+                    seen[og] = 3
+                    n_more += block_libs(b, og, more + n_more, seen)
+                    if mover != g.attacker:
+                        n_more += atari_neighbour_libs(b, og, g.attacker, 0, more + n_more, seen)
     sort_points(more, n_more)
     for i in range(n_more):
         out[n] = more[i]
         n += 1
     return n
+
+
+cdef inline bint is_ko_banned(const BoardState* b, point_t m, color_t c) noexcept nogil:
+    """c at m would retake a ko at once (legal but for the simple-ko ban; is_legal's ko test)."""
+    return m > 0 and m == b.ko_point and b.color[m] == EMPTY and c != b.color[b.last_move]
+
+
+cdef inline bint diagonal(const BoardState* b, point_t p, point_t q) noexcept nogil:
+    cdef int dr = p // b.stride - q // b.stride, dc = p % b.stride - q % b.stride
+    return (dr == 1 or dr == -1) and (dc == 1 or dc == -1)
+
+
+cdef bint captures_ko_stone(const BoardState* b, point_t m, color_t c) noexcept nogil:
+    """c at m captures a lone stone in atari (retakes a ko)."""
+    cdef int d[4]
+    cdef int k
+    cdef point_t q
+    d[0] = -1
+    d[1] = 1
+    d[2] = -b.stride
+    d[3] = b.stride
+    for k in range(4):
+        q = m + d[k]
+        if b.color[q] == 3 - c and b.groups[b.group[q]].n_libs == 1 and b.groups[b.group[q]].n_stones == 1:
+            return True
+    return False
+
+
+cdef bint goal_ko_capture(const BoardState* b, point_t gid, point_t m, color_t c) noexcept nogil:
+    """c at m, a liberty of the block gid in atari, captures it by a ko capture: gid is one stone, and
+    the capturing stone is alone with one liberty (the point of the captured stone) after it."""
+    cdef int d[4]
+    cdef int k
+    cdef point_t q
+    if b.groups[gid].n_stones != 1 or b.groups[gid].n_libs != 1:
+        return False
+    d[0] = -1
+    d[1] = 1
+    d[2] = -b.stride
+    d[3] = b.stride
+    for k in range(4):
+        q = m + d[k]
+        if b.color[q] == EMPTY or b.color[q] == c:
+            return False
+        if b.color[q] == 3 - c and b.group[q] != gid and b.groups[b.group[q]].n_libs == 1:
+            return False                # captures more than the goal stone
+    return True
 
 
 cdef int child_value(CaptureGoal* g, const BoardState* b, point_t m, color_t mover) noexcept nogil:
@@ -352,7 +444,10 @@ cdef int child_value(CaptureGoal* g, const BoardState* b, point_t m, color_t mov
     if mover == g.attacker:
         # An attacker move only removes goal liberties (captured defender stones never touch the
         # goal block, or they would belong to it): TRUE if it fills the last one, else still UNKNOWN.
+        # A capture by a ko capture is no capture when the defender may retake at once (GnuGo's KO_A).
         if adjacent and b.groups[gid].n_libs == 1:
+            if g.ko_side == 3 - g.attacker and goal_ko_capture(b, gid, m, mover):
+                return V_UNKNOWN
             return V_TRUE
         return V_UNKNOWN
     if adjacent:
@@ -398,6 +493,7 @@ cdef inline double now() noexcept nogil:
 _VALUE_NAMES = {V_FALSE: "F", V_TRUE: "T", V_UNKNOWN: "U"}
 _METHODS = {"pp": METHOD_PP, "pns": METHOD_PNS}
 _GENERATORS = {"region": GEN_REGION, "local": GEN_LOCAL}
+KO_MODES = ("none", "attacker", "defender")
 
 
 @cython.final
@@ -422,6 +518,7 @@ cdef class Solver:
     cdef object prior
     cdef object error
     cdef int64_t developed
+    cdef int64_t n_ko_banned[2]     # ko-banned retakes met while developing, attacker's [0] and defender's [1]
     cdef double elapsed
     cdef bint ready
     cdef bint has_prior
@@ -473,10 +570,12 @@ cdef class Solver:
 
     def set_capture(self, Board position not None, goal: int, *, attack: bool = True, libs_false: int = 0,
                     move_gen: str = "region", margin: int = 1, mark_block: bool = True,
-                    counter_slack: int = 0, defender_reach: int = 1) -> None:
+                    counter_slack: int = 0, defender_reach: int = 1, ko: str = "none") -> None:
         """Capture the block at `goal` (attacker = the other colour). attack=True: the attacker moves
         first (an OR root), else the defender does (an AND root). libs_false = L (0: libs + 1).
-        The region generator uses the bounding box of all stones plus `margin`, clipped to the board."""
+        The region generator uses the bounding box of all stones plus `margin`, clipped to the board.
+        ko: "none" (simple ko binds both sides), "attacker" or "defender" (that side may retake a ko at
+        once, as if it had made a ko threat that was answered; GnuGo's conditional ko capture)."""
         cdef BoardState* b = &position.s
         cdef CaptureGoal* g
         cdef int row, col, r0, r1, c0, c1, size = b.size
@@ -492,6 +591,8 @@ cdef class Solver:
             raise ValueError("counter_slack must be >= 0")
         if defender_reach not in (1, 2):
             raise ValueError("defender_reach must be 1 or 2")
+        if ko not in KO_MODES:
+            raise ValueError(f"ko must be one of {KO_MODES}, got {ko!r}")
         if self.cap == NULL:
             self.cap = <CaptureGoal*>malloc(sizeof(CaptureGoal))
             if self.cap == NULL:
@@ -503,6 +604,7 @@ cdef class Solver:
         g.mark_block = mark_block
         g.counter_slack = counter_slack
         g.defender_reach = defender_reach
+        g.ko_side = EMPTY if ko == "none" else (g.attacker if ko == "attacker" else 3 - g.attacker)
         g.root = b[0]
         first = g.attacker if attack else 3 - g.attacker
         if g.root.to_play != first:
@@ -575,6 +677,8 @@ cdef class Solver:
         if self.st.keep_keys:
             memset(self.st.keys, 0, N_SIZES * sizeof(uint64_t))
         self.developed = 0
+        self.n_ko_banned[0] = 0
+        self.n_ko_banned[1] = 0
         self.elapsed = 0.0
         self.error = None
         self.ready = True
@@ -662,6 +766,9 @@ cdef class Solver:
         cdef point_t m
         cdef point_t gid
         cdef point_t moves[MAX_MOVES]
+        cdef color_t kom = EMPTY            # the komaster: who made a conditional ko capture on this line
+        cdef point_t kom_pos = NO_POINT     # where its last one captured a stone (the opponent's retake point)
+        cdef bint conditional
         while self.st.nodes[x].parent >= 0:
             self.path[depth] = self.st.nodes[x].move
             depth += 1
@@ -671,18 +778,50 @@ cdef class Solver:
         b[0] = g.root
         color = g.root.to_play
         for i in range(depth - 1, -1, -1):
-            board.play(b, <point_t>self.path[i], color)
+            m = <point_t>self.path[i]
+            conditional = is_ko_banned(b, m, color)
+            board.play(b, m, color)
+            if conditional:
+                kom = color
+                kom_pos = b.ko_point
+            elif kom == color and b.color[kom_pos] != EMPTY:
+                kom = EMPTY                 # the komaster filled its ko: it is over
+                kom_pos = NO_POINT
             color = 3 - color
         mover = g.attacker if self.st.nodes[n].kind == OR_NODE else 3 - g.attacker
         role = 0 if mover == g.attacker else 1
+        if b.color[g.goal] == EMPTY:
+            # the goal stone was taken by a ko capture and the defender may retake it at once: that is
+            # its only move (no retake allowed: captured)
+            if (is_ko_banned(b, g.goal, mover) and mover == g.ko_side and kom != 3 - mover
+                    and (kom != mover or diagonal(b, b.last_move, kom_pos))):
+                self.n_ko_banned[role] += 1
+                self.cand[0] = g.goal
+                self.cvalue[0] = V_UNKNOWN      # one stone in atari again (L >= 2)
+                if self.st.keep_keys:
+                    pattern_stack(b, g.goal, 0, g.goal, g.attacker, role, g.mark_block, &self.ckeys[0])
+                return 1
+            return 0
         count = generate(g, b, mover, moves)
         gid = b.group[g.goal]
         for i in range(count):
             m = moves[i]
-            if not board.is_legal(b, m, mover):
+            if board.is_legal(b, m, mover):
+                if kom == 3 - mover and m == kom_pos and captures_ko_stone(b, m, mover):
+                    continue                # the komaster's ko may not be taken back
+            elif is_ko_banned(b, m, mover):
+                self.n_ko_banned[role] += 1
+                if mover != g.ko_side or kom == 3 - mover:
+                    continue
+                if kom == mover and not diagonal(b, b.last_move, kom_pos):
+                    continue                # the komaster may only take a nested ko
+            else:
                 continue
             self.cand[k] = m
             self.cvalue[k] = child_value(g, b, m, mover)
+            if role == 0 and self.cvalue[k] != V_FALSE and b.groups[gid].n_libs == 1 \
+                    and goal_ko_capture(b, gid, m, mover) and board.libs_after(b, m, mover, 2) == 1:
+                self.n_ko_banned[1] += 1        # the defender could retake the goal stone after a threat
             if self.st.keep_keys:
                 pattern_stack(b, m, gid, g.goal, g.attacker, role, g.mark_block, &self.ckeys[k * N_SIZES])
             k += 1
@@ -914,6 +1053,12 @@ cdef class Solver:
         return self.elapsed
 
     @property
+    def ko_banned(self) -> tuple:
+        """(attacker, defender): ko retakes met that simple ko banned, since the problem was set. When
+        the side that may not retake met none, a search with ko=that side would be the same search."""
+        return (self.n_ko_banned[0], self.n_ko_banned[1])
+
+    @property
     def libs_false(self) -> int:
         return self.cap.libs_false if self.cap != NULL and self.domain == DOMAIN_CAPTURE else 0
 
@@ -1077,6 +1222,7 @@ class TacticsParams:
                                  # up to libs(goal) + counter_slack liberties (0: as many as the goal)
     defender_reach: int = 1      # local generator: 1 = goal liberties and second-order liberties for the
                                  # defender; 2 = every empty point within distance 2 of the goal block
+    ko_results: bool = True      # attack/defend give GnuGo's ko codes 2 and 3 (solve_ko), else only 1 and 0
 
     def __post_init__(self) -> None:
         if self.method not in _METHODS:
@@ -1111,14 +1257,26 @@ class Result:
     libs_false: int              # L of the last search
     seconds: float
     runs: list = field(default_factory=list)   # (L, value, developed) per search
+    code: int = 0                # GnuGo's answer for the side asked: 1 WIN, 2 KO_A, 3 KO_B, 0 LOSE (solve:
+                                 # 1 or 0 only; a spent budget counts as "not captured")
+    ko: str = "none"             # the game whose search gave `move`: who could retake a ko at once
+    ko_banned: tuple = (0, 0)    # ko retakes banned by simple ko, attacker's and defender's (last search)
+    games: list = field(default_factory=list)  # solve_ko: (ko, value, developed) per game searched
 
+
+# GnuGo's reading results (engine/liberty.h), as its GTP `attack` / `defend` print them
+WIN = 1                          # success, whatever happens in any ko
+KO_A = 2                         # success if the side wins a ko in which the other side must make the first threat
+KO_B = 3                         # success if the side wins a ko in which it must make the first threat
+LOSE = 0
 
 _LEARN_MODES = (False, True, "all", "consistent")
 
 
 def solve(Board position not None, goal: int, *, attack: bool = True, params: TacticsParams = TacticsParams(),
-          prior=None, learn=False) -> Result:
+          prior=None, learn=False, ko: str = "none") -> Result:
     """Can the block at `goal` be captured? attack=True: the attacker moves first; else the defender.
+    ko: who may retake a ko at once ("none": simple ko binds both; see Solver.set_capture).
 
     Runs the paper's liberty loop: L starts at libs + 1 (or params.l_start) and grows by one after each
     FALSE, until TRUE, L > l_max, or the node budget is spent. With learn=True (or "all") the prior's
@@ -1142,7 +1300,7 @@ def solve(Board position not None, goal: int, *, attack: bool = True, params: Ta
     while True:
         solver.set_capture(position, goal, attack=attack, libs_false=L, move_gen=params.move_gen,
                            margin=params.margin, mark_block=params.mark_block,
-                           counter_slack=params.counter_slack, defender_reach=params.defender_reach)
+                           counter_slack=params.counter_slack, defender_reach=params.defender_reach, ko=ko)
         value = solver.run(params.max_nodes - total, params.max_store)
         total += solver.n_developed
         seconds += solver.seconds
@@ -1159,22 +1317,72 @@ def solve(Board position not None, goal: int, *, attack: bool = True, params: Ta
         L += 1
     child = solver.best_child()
     move = solver.node(child)["move"] if child >= 0 else PASS
+    code = WIN if (value == "T") == attack else LOSE
     return Result(value=value, move=move, developed=total, developed_last=solver.n_developed,
                   generated=solver.n_nodes, logodds=solver.root_logodds, libs_false=L, seconds=seconds,
-                  runs=runs)
+                  runs=runs, code=code, ko=ko, ko_banned=solver.ko_banned)
+
+
+def solve_ko(Board position not None, goal: int, *, attack: bool = True,
+             params: TacticsParams = TacticsParams(), prior=None) -> Result:
+    """GnuGo's four-valued reading result for the side asked (the attacker when attack=True, moving
+    first, else the defender, moving first): WIN, KO_A, KO_B or LOSE in `code`.
+
+    Two binary searches (`solve`) with at most params.max_nodes nodes between them. The first is the
+    game where simple ko binds both sides (no ko threats). Success there is worth KO_A at least: the
+    side has taken the ko first, the other side must find the first threat. Then:
+    - success: WIN if the side still succeeds when the other side may retake kos at once (has
+      threats enough), else KO_A;
+    - failure: KO_B if the side succeeds when it may retake kos at once itself (it must make the first
+      threat), else LOSE.
+    A retake made that way (GnuGo's conditional ko capture) makes its side the "komaster": the other
+    side may not take that ko back, and the komaster may take another ko only if it is nested (the
+    captured stone diagonal to the last one). The second search is skipped when the first one met no
+    ko retake of that side (it would be the same search). A spent budget counts as "not captured"."""
+    first = solve(position, goal, attack=attack, params=params, prior=prior)
+    captured = first.value == "T"
+    succeeded = captured == attack
+    other = "defender" if captured else "attacker"      # the side whose ko retakes could change it
+    games = [("none", first.value, first.developed)]
+    second = first
+    if first.ko_banned[0 if other == "attacker" else 1] > 0 and first.developed < params.max_nodes:
+        rest = dataclasses.replace(params, max_nodes=params.max_nodes - first.developed)
+        second = solve(position, goal, attack=attack, params=rest, prior=prior, ko=other)
+        games.append((other, second.value, second.developed))
+    again = (second.value == "T") == captured            # the second game has the first one's outcome
+    if succeeded:
+        code = WIN if again else KO_A
+    else:
+        code = LOSE if again else KO_B
+    # the move comes from the game that proved the code (a defence proved only against simple ko, or
+    # the favourite of a search that ran out of nodes, comes from the first game)
+    if code == LOSE:
+        source, move = first, PASS
+    elif code == KO_A or (code == WIN and not attack and second.value != "F"):
+        source, move = first, first.move
+    else:
+        source, move = second, second.move
+    return dataclasses.replace(first, move=move, developed=sum(n for _, _, n in games), code=code,
+                               ko=source.ko, games=games,
+                               seconds=first.seconds + (second.seconds if second is not first else 0.0))
 
 
 def attack(Board position not None, goal: int, params: TacticsParams = TacticsParams(), prior=None):
-    """GnuGo's `attack`: (1, move, result) if the attacker, moving first, captures the block at goal,
-    else (0, PASS, result) (a budget that runs out counts as no capture)."""
-    r = solve(position, goal, attack=True, params=params, prior=prior)
-    return (1, r.move, r) if r.value == "T" else (0, PASS, r)
+    """GnuGo's `attack`: (code, move, result) with code 1 (WIN) if the attacker, moving first, captures
+    the block at goal whatever happens in any ko, 2 (KO_A) or 3 (KO_B) if only through a ko (see
+    solve_ko), else (0, PASS, result); a budget that runs out counts as no capture. With
+    params.ko_results off, simple ko binds both sides and the code is 1 or 0."""
+    r = solve_ko(position, goal, attack=True, params=params, prior=prior) if params.ko_results else \
+        solve(position, goal, attack=True, params=params, prior=prior)
+    return (r.code, r.move if r.code else PASS, r)
 
 
 def defend(Board position not None, goal: int, params: TacticsParams = TacticsParams(), prior=None):
     """GnuGo's `defend`: (0, PASS, result) if the attacker captures the block at goal even when the
-    defender moves first, else (1, move, result) with the defender's move (a proved one when the
-    search ended FALSE, the search's favourite when the budget ran out; PASS when the block needs no
-    move because it already has l_max liberties)."""
-    r = solve(position, goal, attack=False, params=params, prior=prior)
-    return (0, PASS, r) if r.value == "T" else (1, r.move, r)
+    defender moves first (and wins every ko), else (code, move, result): code 1 (WIN), 2 (KO_A) or 3
+    (KO_B, the defender must win a ko in which it makes the first threat), with the defender's move (a
+    proved one when the search ended FALSE, the search's favourite when the budget ran out; PASS when
+    the block needs no move because it already has l_max liberties)."""
+    r = solve_ko(position, goal, attack=False, params=params, prior=prior) if params.ko_results else \
+        solve(position, goal, attack=False, params=params, prior=prior)
+    return (r.code, r.move if r.code else PASS, r)

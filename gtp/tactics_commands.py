@@ -3,15 +3,17 @@
 - `attack VERTEX`: `= 1 MOVE` if the string at VERTEX can be captured with its opponent moving
   first (MOVE starts the capture), `= 0` if not. `defend VERTEX`: `= 1 MOVE` if its owner, moving
   first, can save it, `= 0` if the string is lost anyway. These are GnuGo's answers, so GnuGo's
-  regression files (`reading.tst`: `#? [1 (S4|T5)]`) run unchanged; GnuGo's ko results 2 and 3 are
-  never given (the solver bans retaking a ko and allows no threats elsewhere).
+  regression files (`reading.tst`: `#? [1 (S4|T5)]`) run unchanged. A success that needs a ko is
+  `= 2 MOVE` (GnuGo's KO_A: the other side must make the first ko threat) or `= 3 MOVE` (KO_B: the
+  side itself must make the first threat); `engine.tactics.solve_ko` explains how they are read.
 - `trymove COLOR VERTEX`, `popgo`, `increase_depths`, `decrease_depths`: the GnuGo regression
   helpers those files use around their tests (play a move, take it back; double or halve the
   solver's node budget).
 - `bps_solve VERTEX [attack|defend] [MAX_NODES] [pp|pns]`: the solver's full answer,
-  `= T D5 nodes=112 p=1 L=3`: value (T captured, F safe, U budget spent), the move, nodes developed
-  over the liberty loop, the belief that the string is captured (Bayesian proof search's root
-  probability of the last search) and the last liberty threshold L.
+  `= T D5 nodes=112 p=1 L=3 code=1`: value (T captured, F safe, U budget spent) where simple ko binds
+  both sides, the move, nodes developed over the liberty loop (and the ko searches), the belief that
+  the string is captured (Bayesian proof search's root probability of the last search), the last
+  liberty threshold L and GnuGo's code for the side asked (as `attack` / `defend` print it).
 - `bps_children VERTEX [attack|defend]`: one line per first move, `D5 T p=1` (PP's root-child beliefs;
   PNS prints `pn=`/`dn=`).
 - `bps_config [prior=uniform|beta|hier] [budget=N] [method=pp|pns] [move_gen=local|region] [l_max=N]`:
@@ -62,13 +64,13 @@ class TacticsCommands(CommandGroup):
         expect_args(args, 1)
         board, point = self._string(args[0])
         code, move, _ = tactics.attack(board, point, self.params, self.prior)
-        return f"1 {point_to_vertex(move, board.size)}" if code else "0"
+        return f"{code} {point_to_vertex(move, board.size)}" if code else "0"
 
     def cmd_defend(self, args: Sequence[str]) -> str:
         expect_args(args, 1)
         board, point = self._string(args[0])
         code, move, _ = tactics.defend(board, point, self.params, self.prior)
-        return f"1 {point_to_vertex(move, board.size)}" if code else "0"
+        return f"{code} {point_to_vertex(move, board.size)}" if code else "0"
 
     # --- the solver's own view ---
 
@@ -77,10 +79,10 @@ class TacticsCommands(CommandGroup):
             raise GtpError("syntax error")
         board, point = self._string(args[0])
         attack, params = self._options(args[1:])
-        r = tactics.solve(board, point, attack=attack, params=params, prior=self.prior)
+        r = tactics.solve_ko(board, point, attack=attack, params=params, prior=self.prior)
         move = point_to_vertex(r.move, board.size)
         p = 1.0 / (1.0 + math.exp(-r.logodds)) if r.logodds > -700 else 0.0
-        return f"{r.value} {move} nodes={r.developed} p={p:.6g} L={r.libs_false}"
+        return f"{r.value} {move} nodes={r.developed} p={p:.6g} L={r.libs_false} code={r.code}"
 
     def cmd_bps_children(self, args: Sequence[str]) -> str:
         if not 1 <= len(args) <= 2:

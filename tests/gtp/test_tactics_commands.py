@@ -68,9 +68,9 @@ def test_trymove_and_popgo(server):
 
 def test_solver_report_and_config(server):
     text = reply(server, "bps_solve D6")
-    m = re.fullmatch(r"= T D7 nodes=(\d+) p=1 L=3\n\n", text)
+    m = re.fullmatch(r"= T D7 nodes=(\d+) p=1 L=3 code=1\n\n", text)
     assert m and int(m.group(1)) > 0
-    assert re.fullmatch(r"= T D7 nodes=\d+ p=1 L=3\n\n", reply(server, "bps_solve D6 attack 5000 pns"))
+    assert re.fullmatch(r"= T D7 nodes=\d+ p=1 L=3 code=1\n\n", reply(server, "bps_solve D6 attack 5000 pns"))
     assert reply(server, "bps_solve D6 attack 3").startswith("= U ")     # budget of 3 nodes
     lines = reply(server, "bps_children D6")[2:].strip().splitlines()
     assert lines[0].startswith("D7 T p=1") or any(ln.startswith("D7 T") for ln in lines)
@@ -96,3 +96,16 @@ def test_a_regression_file_runs_through_the_engine(tmp_path):
         assert proc.send("quit")[0]
     finally:
         assert proc.close() == 0, proc.stderr_text()[-2000:]
+
+
+def test_ko_results_in_gnugo_format():
+    # 5x5: Black B4 A3 B2, White C4 B3 D3 C2; Black C3 takes B3 by a ko capture (GnuGo's KO_A = "2")
+    player = StubPlayer()
+    player.game = Game(5)
+    player.game.load_sgf(b"(;GM[1]FF[4]SZ[5]AB[bb][ac][bd]AW[cb][bc][dc][cd]PL[B])")
+    server = GtpServer([TacticsCommands(player)])
+    assert reply(server, "attack B3") == "= 2 C3\n\n"
+    assert reply(server, "defend B3") == "= 1 C3\n\n"
+    assert re.fullmatch(r"= T C3 nodes=\d+ p=1 L=2 code=2\n\n", reply(server, "bps_solve B3"))
+    assert reply(server, "trymove white C3") == "= \n\n"         # White connects: no ko left
+    assert reply(server, "attack B3") == "= 0\n\n"
