@@ -5,7 +5,7 @@ GNUGO ?= /usr/games/gnugo
 DATA ?= ../shared/data
 MATCH_CONFIG ?= configs/match-quick.yaml
 
-.PHONY: install deps gnugo build test match bench-speed bench-predict bench-tactics check-rules train clean
+.PHONY: install deps gnugo build test match bench-speed bench-predict bench-fbt bench-tactics check-rules train train-fbt clean
 
 install: deps gnugo build
 
@@ -44,8 +44,33 @@ clean:
 train: install
 	$(PYTHON) -m priors.train configs/train-mm.yaml
 
+train-fbt: install
+	$(PYTHON) -m priors.train configs/train-fbt.yaml
+
 bench-predict: install
 	$(PYTHON) -m priors.evaluate priors/models/mm.npz --data $(DATA)
+
+# FBT against LFR (and MM) on both feature sets, k = 5 and 10, 20,000 training games (Xiao & Mueller's
+# Tables 1 and 2): trains the models into $(FBT_MODELS), extracting each feature set's competitions once
+# (cached under ~/.cache/tesuji), then scores them with the shipped mm model on the test split.
+# Several hours on 2 cores; about 5 GB of RAM and 7 GB of disk for the cache.
+FBT_MODELS ?= $(HOME)/.cache/tesuji/models
+FBT_TRAIN = $(PYTHON) -m priors.train configs/train-fbt.yaml --set data.data_dir=$(DATA)
+bench-fbt: install
+	mkdir -p $(FBT_MODELS)
+	$(FBT_TRAIN) --set fbt.k=10 --output $(FBT_MODELS)/fbt10-large.npz
+	$(FBT_TRAIN) --set fbt.k=5 --output $(FBT_MODELS)/fbt5-large.npz
+	$(FBT_TRAIN) --set fbt.k=10 --set fbt.loss=binary --output $(FBT_MODELS)/lfr10-large.npz
+	$(FBT_TRAIN) --set fbt.k=5 --set fbt.loss=binary --output $(FBT_MODELS)/lfr5-large.npz
+	$(FBT_TRAIN) --set patterns.min_count=0 --set fbt.k=10 --output $(FBT_MODELS)/fbt10-small.npz
+	$(FBT_TRAIN) --set patterns.min_count=0 --set fbt.k=5 --output $(FBT_MODELS)/fbt5-small.npz
+	$(FBT_TRAIN) --set patterns.min_count=0 --set fbt.k=10 --set fbt.loss=binary --output $(FBT_MODELS)/lfr10-small.npz
+	$(FBT_TRAIN) --set patterns.min_count=0 --set fbt.k=5 --set fbt.loss=binary --output $(FBT_MODELS)/lfr5-small.npz
+	$(FBT_TRAIN) --set patterns.min_count=0 --set model=mm --output $(FBT_MODELS)/mm-small.npz
+	$(PYTHON) -m priors.evaluate $(FBT_MODELS)/fbt10-large.npz $(FBT_MODELS)/fbt5-large.npz \
+	  $(FBT_MODELS)/lfr10-large.npz $(FBT_MODELS)/lfr5-large.npz priors/models/mm.npz \
+	  $(FBT_MODELS)/fbt10-small.npz $(FBT_MODELS)/fbt5-small.npz $(FBT_MODELS)/lfr10-small.npz \
+	  $(FBT_MODELS)/lfr5-small.npz $(FBT_MODELS)/mm-small.npz --data $(DATA) --name predict-fbt
 
 # The tactical solver: Bayesian proof search vs proof-number search (B1), learned leaf priors (B2),
 # GnuGo's reading.tst through attack/defend (B3). About 45 minutes on 2 cores.
