@@ -267,7 +267,9 @@ class FBTPrior(Prior):
                 best = (w.copy(), v.copy(), float(bias[0]))
             elif epoch - best_epoch >= self.patience:
                 break
-        self._set_parameters(counts, best)
+        # The model file holds float32 parameters (half the size); round now so that the fitted prior
+        # and the one loaded from its file predict exactly alike.
+        self._set_parameters(counts, (_float32(best[0]), _float32(best[1]), best[2]))
         self.patterns_ = patterns
         self.history_ = history
         for key in ("val_top1", "val_loglik"):
@@ -322,8 +324,8 @@ class FBTPrior(Prior):
     def arrays(self) -> dict[str, np.ndarray]:
         patterns = self.patterns_
         return {
-            "w": self.w_,
-            "v": self.v_,
+            "w": self.w_.astype(np.float32),
+            "v": self.v_.astype(np.float32),
             "bias": np.array(self.bias_, dtype=np.float64),
             "level_counts": self.level_counts_,
             "pattern_keys": patterns.keys if patterns is not None else np.zeros(0, np.uint64),
@@ -402,6 +404,11 @@ class FBTPrior(Prior):
         prior.history_ = list(history) if isinstance(history, list) else []
         prior.info_ = {k: val for k, val in metadata.items() if k not in _OWN_KEYS}
         return prior
+
+
+def _float32(a: np.ndarray) -> np.ndarray:
+    """Values rounded to float32 precision, kept as float64 for the kernels."""
+    return np.asarray(a, dtype=np.float32).astype(np.float64)
 
 
 _OWN_KEYS = {"kind", "format_version", "model_version", "feature_groups", "zobrist_seed", "hyperparameters",
