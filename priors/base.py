@@ -10,6 +10,7 @@ damaged file or one of another kind raises `ModelError` saying so.
 """
 from __future__ import annotations
 
+import hashlib
 import json
 import zipfile
 from pathlib import Path
@@ -46,6 +47,14 @@ class Prior:
 
     def save(self, path: str | Path) -> None:
         save_model(path, self.name, self.arrays(), self.metadata())
+
+    def digest(self) -> str:
+        """Short hash of the fitted arrays, recorded with benchmark results."""
+        h = hashlib.sha256()
+        for key, value in sorted(self.arrays().items()):
+            h.update(key.encode())
+            h.update(np.ascontiguousarray(value).tobytes())
+        return h.hexdigest()[:16]
 
     @classmethod
     def load(cls, path: str | Path) -> "Prior":

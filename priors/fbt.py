@@ -23,7 +23,6 @@ The hot loops are in `priors._fbt`.
 """
 from __future__ import annotations
 
-import hashlib
 import math
 import numbers
 import time
@@ -35,7 +34,7 @@ from priors import _fbt, features
 from priors.base import ModelError, Prior
 from priors.competitions import Competitions, build_competitions
 from priors.mm import group_offsets
-from priors.patterns import PatternSet
+from priors.patterns import PATTERN_ARRAYS, PatternSet, pattern_arrays, patterns_from_arrays
 
 MODEL_VERSION = 1
 LOSSES = {"softmax": 0, "binary": 1}
@@ -322,15 +321,12 @@ class FBTPrior(Prior):
 
     # --- model file ---
     def arrays(self) -> dict[str, np.ndarray]:
-        patterns = self.patterns_
         return {
             "w": self.w_.astype(np.float32),
             "v": self.v_.astype(np.float32),
             "bias": np.array(self.bias_, dtype=np.float64),
             "level_counts": self.level_counts_,
-            "pattern_keys": patterns.keys if patterns is not None else np.zeros(0, np.uint64),
-            "pattern_sizes": patterns.sizes if patterns is not None else np.zeros(0, np.uint8),
-            "pattern_counts": patterns.counts if patterns is not None else np.zeros(0, np.int64),
+            **pattern_arrays(self.patterns_),
         }
 
     def hyperparameters(self) -> dict[str, Any]:
@@ -350,14 +346,6 @@ class FBTPrior(Prior):
             **self.info_,
         }
 
-    def digest(self) -> str:
-        """Short hash of the fitted arrays, recorded with benchmark results."""
-        h = hashlib.sha256()
-        for key, value in sorted(self.arrays().items()):
-            h.update(key.encode())
-            h.update(np.ascontiguousarray(value).tobytes())
-        return h.hexdigest()[:16]
-
     @classmethod
     def from_arrays(cls, arrays: dict[str, np.ndarray], metadata: dict[str, Any]) -> "FBTPrior":
         def fail(why: str) -> ModelError:
@@ -368,7 +356,7 @@ class FBTPrior(Prior):
         if (metadata.get("feature_groups") != list(features.GROUPS)
                 or metadata.get("zobrist_seed") != features.ZOBRIST_SEED):
             raise fail("written for another feature set")
-        missing = {"w", "v", "bias", "level_counts", "pattern_keys", "pattern_sizes"} - set(arrays)
+        missing = {"w", "v", "bias", "level_counts", *PATTERN_ARRAYS} - set(arrays)
         if missing:
             raise fail(f"missing arrays {sorted(missing)}")
         hyper = metadata.get("hyperparameters")
@@ -378,8 +366,7 @@ class FBTPrior(Prior):
             prior = cls(**hyper)
         except (TypeError, ValueError) as err:
             raise fail(f"bad hyperparameters ({err})") from None
-        keys, sizes = arrays["pattern_keys"], arrays["pattern_sizes"]
-        counts = features.level_counts(len(keys))
+        counts = features.level_counts(len(arrays["pattern_keys"]))
         n = int(counts.sum())
         w, v, bias = arrays["w"], arrays["v"], arrays["bias"]
         if (not np.array_equal(arrays["level_counts"], counts) or w.shape != (n,) or v.shape != (n, prior.k)
@@ -395,7 +382,7 @@ class FBTPrior(Prior):
         if np.any(w[offsets] != 0) or np.any(v[offsets] != 0):
             raise fail("level 0 of every group must have zero parameters")
         try:
-            patterns = PatternSet(keys, sizes, arrays.get("pattern_counts")) if len(keys) else None
+            patterns = patterns_from_arrays(arrays)
         except ValueError as err:
             raise fail(str(err)) from None
         prior._set_parameters(counts, (w, v, bias))

@@ -16,7 +16,6 @@ group is updated at once; team strengths are then rescaled before the next group
 """
 from __future__ import annotations
 
-import hashlib
 from typing import Any, Callable, Iterable
 
 import numpy as np
@@ -24,7 +23,7 @@ import numpy as np
 from priors import _mm, features
 from priors.base import ModelError, Prior
 from priors.competitions import Competitions, build_competitions
-from priors.patterns import PatternSet
+from priors.patterns import PATTERN_ARRAYS, PatternSet, pattern_arrays, patterns_from_arrays
 
 MODEL_VERSION = 1
 
@@ -173,13 +172,10 @@ class MMPrior(Prior):
 
     # --- model file ---
     def arrays(self) -> dict[str, np.ndarray]:
-        patterns = self.patterns_
         return {
             "gammas": self.gammas_,
             "level_counts": self.level_counts_,
-            "pattern_keys": patterns.keys if patterns is not None else np.zeros(0, np.uint64),
-            "pattern_sizes": patterns.sizes if patterns is not None else np.zeros(0, np.uint8),
-            "pattern_counts": patterns.counts if patterns is not None else np.zeros(0, np.int64),
+            **pattern_arrays(self.patterns_),
         }
 
     def metadata(self) -> dict[str, Any]:
@@ -196,14 +192,6 @@ class MMPrior(Prior):
             **self.info_,
         }
 
-    def digest(self) -> str:
-        """Short hash of the fitted arrays, recorded with benchmark results."""
-        h = hashlib.sha256()
-        for key, value in sorted(self.arrays().items()):
-            h.update(key.encode())
-            h.update(np.ascontiguousarray(value).tobytes())
-        return h.hexdigest()[:16]
-
     @classmethod
     def from_arrays(cls, arrays: dict[str, np.ndarray], metadata: dict[str, Any]) -> "MMPrior":
         def fail(why: str) -> ModelError:
@@ -213,18 +201,17 @@ class MMPrior(Prior):
             raise fail(f"model version {metadata.get('model_version')}, expected {MODEL_VERSION}")
         if metadata.get("groups") != list(features.GROUPS) or metadata.get("zobrist_seed") != features.ZOBRIST_SEED:
             raise fail("written for another feature set")
-        missing = {"gammas", "level_counts", "pattern_keys", "pattern_sizes"} - set(arrays)
+        missing = {"gammas", "level_counts", *PATTERN_ARRAYS} - set(arrays)
         if missing:
             raise fail(f"missing arrays {sorted(missing)}")
-        keys, sizes = arrays["pattern_keys"], arrays["pattern_sizes"]
-        counts = features.level_counts(len(keys))
+        counts = features.level_counts(len(arrays["pattern_keys"]))
         gammas = np.asarray(arrays["gammas"], dtype=np.float64)
         if not np.array_equal(arrays["level_counts"], counts) or gammas.shape != (counts.sum(),):
             raise fail("array shapes do not match the feature set")
         if not np.all(np.isfinite(gammas)) or not np.all(gammas > 0):
             raise fail("gammas must be finite and positive")
         try:
-            patterns = PatternSet(keys, sizes, arrays.get("pattern_counts")) if len(keys) else None
+            patterns = patterns_from_arrays(arrays)
         except ValueError as err:
             raise fail(str(err)) from None
         prior = cls(n_iterations=int(metadata.get("n_iterations", 100)),

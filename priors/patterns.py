@@ -42,6 +42,23 @@ class PatternSet:
         return {int(s): int((self.sizes == s).sum()) for s in features.PATTERN_SIZES}
 
 
+PATTERN_ARRAYS = ("pattern_keys", "pattern_sizes")     # what a model file must hold (counts optional)
+
+
+def pattern_arrays(patterns: PatternSet | None) -> dict[str, np.ndarray]:
+    """A model file's pattern arrays (empty for a model without large patterns)."""
+    if patterns is None:
+        return {"pattern_keys": np.zeros(0, np.uint64), "pattern_sizes": np.zeros(0, np.uint8),
+                "pattern_counts": np.zeros(0, np.int64)}
+    return {"pattern_keys": patterns.keys, "pattern_sizes": patterns.sizes, "pattern_counts": patterns.counts}
+
+
+def patterns_from_arrays(arrays: dict[str, np.ndarray]) -> PatternSet | None:
+    """The PatternSet of a model file's arrays, None when it has none; ValueError if they are unusable."""
+    keys = arrays["pattern_keys"]
+    return PatternSet(keys, arrays["pattern_sizes"], arrays.get("pattern_counts")) if len(keys) else None
+
+
 class PatternCounter:
     """Counts canonical pattern keys of all sizes. Keys wait in a buffer and are folded into the
     sorted table in large batches, so that memory stays bounded and sorting cost stays linear-ish."""

@@ -198,7 +198,9 @@ def test_an_interrupted_run_resumes_without_replaying_games(tmp_path):
     assert [i["games_already_played"] for i in meta["invocations"]] == [0, 2]
 
 
-def test_ctrl_c_stops_the_run_and_its_engines_and_says_how_to_resume(tmp_path):
+def start_hanging_match(tmp_path) -> tuple[subprocess.Popen, Path]:
+    """`python -m bench.match` in its own session, two games under way whose player hangs; returns the
+    process and the file listing the pids of the engines started."""
     pids = tmp_path / "pids"
     config = write_config(tmp_path, f"""
         board_size: 5
@@ -216,33 +218,26 @@ def test_ctrl_c_stops_the_run_and_its_engines_and_says_how_to_resume(tmp_path):
     while (not pids.exists() or len(pids.read_text().split()) < 3) and time.monotonic() < deadline:
         time.sleep(0.1)            # the probe's engine, then one hanging engine per game
     time.sleep(0.5)
+    return proc, pids
+
+
+def alive(pids) -> list[int]:
+    return [pid for pid in pids
+            if Path(f"/proc/{pid}").exists() and "zombie" not in Path(f"/proc/{pid}/status").read_text()]
+
+
+def test_ctrl_c_stops_the_run_and_its_engines_and_says_how_to_resume(tmp_path):
+    proc, pids = start_hanging_match(tmp_path)
     os.killpg(proc.pid, signal.SIGINT)
     _, err = proc.communicate(timeout=30)
     assert proc.returncode == 130 and "run the same command again to resume" in err
     assert "Traceback" not in err
     time.sleep(0.5)
-    for pid in map(int, pids.read_text().split()):
-        assert not Path(f"/proc/{pid}").exists() or "zombie" in Path(f"/proc/{pid}/status").read_text()
+    assert alive(map(int, pids.read_text().split())) == []
 
 
 def test_a_sigterm_to_the_harness_alone_stops_its_workers_and_engines(tmp_path):
-    pids = tmp_path / "pids"
-    config = write_config(tmp_path, f"""
-        board_size: 5
-        games: 2
-        player:
-          command: {FAKE} --fail hang --at 1 --pidfile {pids}
-          timeout: 60
-        opponent: {GNUGO}
-    """)
-    root = Path(__file__).resolve().parents[2]
-    proc = subprocess.Popen([sys.executable, "-m", "bench.match", str(config), "--out", str(tmp_path / "run"),
-                             "--jobs", "2", "--no-progress"], cwd=root, start_new_session=True,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    deadline = time.monotonic() + 30
-    while (not pids.exists() or len(pids.read_text().split()) < 3) and time.monotonic() < deadline:
-        time.sleep(0.1)
-    time.sleep(0.5)
+    proc, pids = start_hanging_match(tmp_path)
     group = [int(p) for p in subprocess.run(["pgrep", "-g", str(proc.pid)], capture_output=True,
                                              text=True).stdout.split() if int(p) != proc.pid]
     assert group                              # the pool workers and the engines they started
@@ -250,9 +245,7 @@ def test_a_sigterm_to_the_harness_alone_stops_its_workers_and_engines(tmp_path):
     _, err = proc.communicate(timeout=30)
     assert "run the same command again to resume" in err and "Traceback" not in err
     time.sleep(1.0)
-    alive = [pid for pid in group + [int(p) for p in pids.read_text().split()]
-             if Path(f"/proc/{pid}").exists() and "zombie" not in Path(f"/proc/{pid}/status").read_text()]
-    assert alive == []
+    assert alive(group + [int(p) for p in pids.read_text().split()]) == []
 
 
 def test_resuming_with_a_different_board_is_refused(tmp_path, capsys):

@@ -4,13 +4,13 @@ import dataclasses
 import numpy as np
 import pytest
 
-from engine.board import BLACK, PASS, WHITE, Board
+from engine.board import BLACK, WHITE, Board
 from priors import _fbt, features, fbt, mm
 from priors.base import PRIORS, ModelError, save_model
 from priors.competitions import CompetitionBuilder
-from priors.dataset import Position
 from priors.fbt import FBTPrior
 from priors.patterns import PatternSet
+from tests.priors.positions import POSITION, hand_positions
 
 COUNTS = np.array([4, 5, 3, 6])          # a small feature set: levels per group, level 0 included
 OFFSETS = mm.group_offsets(COUNTS)
@@ -340,29 +340,6 @@ def test_competitions_of_another_feature_set_are_rejected():
 
 
 # --- the prior on real positions --------------------------------------------------------------------
-
-POSITION = """
-. . . . . . .
-. . X O . . .
-. X O . O . .
-. . X O . . .
-. . . X . . .
-. . . . . . .
-. . . . . . .
-"""
-
-
-def hand_positions():
-    """A few positions with expert moves: capture or save the stone in atari, a pass."""
-    out = []
-    for color in (BLACK, WHITE):
-        board = Board.from_ascii(POSITION, to_play=color)
-        out.append(Position(board, color, board.point(4, 3), 10, "hand"))
-    board = Board(7)
-    out.append(Position(board, BLACK, board.point(3, 3), 1, "hand"))
-    out.append(Position(Board.from_ascii(POSITION), BLACK, PASS, 80, "hand"))
-    return out
-
 
 @pytest.fixture(scope="module")
 def fitted():

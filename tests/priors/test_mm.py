@@ -2,13 +2,13 @@
 import numpy as np
 import pytest
 
-from engine.board import BLACK, PASS, WHITE, Board
+from engine.board import BLACK, WHITE, Board
 from priors import features, mm
 from priors.base import PRIORS, ModelError
 from priors.competitions import CompetitionBuilder, build_competitions, concatenate
-from priors.dataset import Position
 from priors.mm import MMPrior
 from priors.patterns import PatternSet
+from tests.priors.positions import POSITION, hand_positions
 
 
 def synthetic(true_log_gammas, n_competitions, rng, sizes=(5, 40)):
@@ -84,30 +84,6 @@ def test_bad_inputs_are_clear_errors():
         mm.fit_gammas(comps, np.array([2]))
     with pytest.raises(ValueError, match="unknown feature group"):
         MMPrior(groups=["capture", "telepathy"])
-
-
-POSITION = """
-. . . . . . .
-. . X O . . .
-. X O . O . .
-. . X O . . .
-. . . X . . .
-. . . . . . .
-. . . . . . .
-"""
-
-
-def hand_positions():
-    """A few positions with expert moves: capture or save the stone in atari, a pass."""
-    out = []
-    for color in (BLACK, WHITE):
-        board = Board.from_ascii(POSITION, to_play=color)
-        move = board.point(4, 3)                     # Black captures, White connects
-        out.append(Position(board, color, move, 10, "hand"))
-    board = Board(7)
-    out.append(Position(board, BLACK, board.point(3, 3), 1, "hand"))
-    out.append(Position(Board.from_ascii(POSITION), BLACK, PASS, 80, "hand"))
-    return out
 
 
 @pytest.fixture(scope="module")
