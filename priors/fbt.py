@@ -143,7 +143,7 @@ class FBTPrior(Prior):
 
     Hyperparameters: `k` (factor dimension; 0 is MM's model), `loss` (`softmax` = FBT, `binary` =
     LFR), `gradient` (`full` = Eq. 8, `sampled` = Eq. 13 with `n_samples` draws), `learning_rate`
-    (alpha), `lambda_w`, `lambda_v` (L2), `init_std` (v ~ N(0, init_std^2), w = 0), `max_epochs`,
+    (alpha in epoch 1), `lr_decay` (alpha / (1 + lr_decay (epoch - 1)) later; 0 = constant), `lambda_w`, `lambda_v` (L2), `init_std` (v ~ N(0, init_std^2), w = 0), `max_epochs`,
     `patience` (epochs without a better validation top-1 before stopping), `seed`, `groups` (feature
     groups to train; the others stay inactive), `pattern_min_count` (harvest threshold; 0 = none).
     Fitted: `w_`, `v_` (level 0 of every group and untrained groups stay 0), `bias_` (binary loss
@@ -155,7 +155,7 @@ class FBTPrior(Prior):
     def __init__(self, k: int = 10, loss: str = "softmax", gradient: str = "full", n_samples: int = 30,
                  learning_rate: float = 0.001, lambda_w: float = 0.001, lambda_v: float = 0.002,
                  init_std: float = 0.1, max_epochs: int = 30, patience: int = 3, seed: int = 1,
-                 groups: Iterable[str] | None = None, pattern_min_count: int = 10):
+                 groups: Iterable[str] | None = None, pattern_min_count: int = 10, lr_decay: float = 0.0):
         _need(_is_int(k) and k >= 0, "k", "an integer >= 0", k)
         _need(loss in LOSSES, "loss", f"one of {sorted(LOSSES)}", loss)
         _need(gradient in GRADIENTS, "gradient", f"one of {list(GRADIENTS)}", gradient)
@@ -163,6 +163,7 @@ class FBTPrior(Prior):
               "'full' with loss 'binary' (sampling draws from the softmax)", gradient)
         _need(_is_int(n_samples) and n_samples >= 1, "n_samples", "an integer >= 1", n_samples)
         _need(_is_real(learning_rate) and learning_rate > 0, "learning_rate", "a finite number > 0", learning_rate)
+        _need(_is_real(lr_decay) and lr_decay >= 0, "lr_decay", "a finite number >= 0", lr_decay)
         _need(_is_real(lambda_w) and lambda_w >= 0, "lambda_w", "a finite number >= 0", lambda_w)
         _need(_is_real(lambda_v) and lambda_v >= 0, "lambda_v", "a finite number >= 0", lambda_v)
         _need(_is_real(init_std) and init_std >= 0, "init_std", "a finite number >= 0", init_std)
@@ -176,6 +177,7 @@ class FBTPrior(Prior):
         self.gradient = gradient
         self.n_samples = int(n_samples)
         self.learning_rate = float(learning_rate)
+        self.lr_decay = float(lr_decay)
         self.lambda_w = float(lambda_w)
         self.lambda_v = float(lambda_v)
         self.init_std = float(init_std)
@@ -211,6 +213,10 @@ class FBTPrior(Prior):
         val = build_competitions(validation, patterns) if validation is not None else None
         return self.fit_competitions(comps, patterns, val, callback)
 
+    def step_size(self, epoch: int) -> float:
+        """The SGD step size in epoch 1, 2, ...: learning_rate / (1 + lr_decay (epoch - 1))."""
+        return self.learning_rate / (1.0 + self.lr_decay * (epoch - 1))
+
     def fit_competitions(self, comps: Competitions, patterns: PatternSet | None = None,
                          validation: Competitions | None = None,
                          callback: Callable[[dict], None] | None = None) -> "FBTPrior":
@@ -240,7 +246,7 @@ class FBTPrior(Prior):
             order = rng.permutation(len(comps)).astype(np.int64)
             total, error = _fbt.sgd_epoch(levels, mult, starts, winners, order, offsets, counts, groups,
                                           w, v.reshape(-1), self.k, bias, LOSSES[self.loss], n_samples,
-                                          int(rng.integers(2 ** 63)), self.learning_rate, self.lambda_w,
+                                          int(rng.integers(2 ** 63)), self.step_size(epoch), self.lambda_w,
                                           self.lambda_v)
             _check(error)
             sgd_seconds = time.perf_counter() - start
@@ -331,7 +337,7 @@ class FBTPrior(Prior):
 
     def hyperparameters(self) -> dict[str, Any]:
         return {"k": self.k, "loss": self.loss, "gradient": self.gradient, "n_samples": self.n_samples,
-                "learning_rate": self.learning_rate, "lambda_w": self.lambda_w, "lambda_v": self.lambda_v,
+                "learning_rate": self.learning_rate, "lr_decay": self.lr_decay, "lambda_w": self.lambda_w, "lambda_v": self.lambda_v,
                 "init_std": self.init_std, "max_epochs": self.max_epochs, "patience": self.patience,
                 "seed": self.seed, "groups": list(self.groups), "pattern_min_count": self.pattern_min_count}
 

@@ -65,6 +65,7 @@ class FBTConfig:
     gradient: str = "full"                 # full | sampled (FBT_S m)
     n_samples: int = 30                    # m, groups drawn per position by the sampled gradient
     learning_rate: float = 0.001
+    lr_decay: float = 0.0                  # step size learning_rate / (1 + lr_decay (epoch - 1)); 0 = constant
     lambda_w: float = 0.001
     lambda_v: float = 0.002
     init_std: float = 0.1
@@ -170,6 +171,7 @@ def check(c: TrainConfig) -> None:
         (c.fbt.gradient in ("full", "sampled"), "fbt.gradient", "full or sampled"),
         (c.fbt.n_samples >= 1, "fbt.n_samples", "at least 1"),
         (c.fbt.learning_rate > 0, "fbt.learning_rate", "positive"),
+        (c.fbt.lr_decay >= 0, "fbt.lr_decay", "non-negative"),
         (c.fbt.lambda_w >= 0 and c.fbt.lambda_v >= 0, "fbt.lambda_w/lambda_v", "non-negative"),
         (c.fbt.max_epochs >= 1, "fbt.max_epochs", "at least 1"),
         (c.fbt.patience >= 1, "fbt.patience", "at least 1"),
@@ -431,7 +433,7 @@ def fit_mm(config: TrainConfig, data: TrainingData) -> tuple[mm.MMPrior, list[di
 def fit_fbt(config: TrainConfig, data: TrainingData) -> tuple[fbt.FBTPrior, list[dict]]:
     c = config.fbt
     prior = fbt.FBTPrior(k=c.k, loss=c.loss, gradient=c.gradient, n_samples=c.n_samples,
-                         learning_rate=c.learning_rate, lambda_w=c.lambda_w, lambda_v=c.lambda_v,
+                         learning_rate=c.learning_rate, lr_decay=c.lr_decay, lambda_w=c.lambda_w, lambda_v=c.lambda_v,
                          init_std=c.init_std, max_epochs=c.max_epochs, patience=c.patience, seed=c.seed,
                          groups=c.groups, pattern_min_count=config.patterns.min_count)
     curve: list[dict] = []

@@ -314,10 +314,27 @@ def test_without_validation_all_epochs_run():
     assert all(p["val_top1"] is None for p in prior.history_)
 
 
+def test_the_step_size_decays_by_epoch_and_is_what_the_kernel_gets(monkeypatch):
+    prior = FBTPrior(learning_rate=0.01, lr_decay=0.5)
+    assert [prior.step_size(e) for e in (1, 2, 3)] == pytest.approx([0.01, 0.01 / 1.5, 0.005])
+    seen = []
+    kernel = _fbt.sgd_epoch
+
+    def spy(*args):
+        seen.append(args[15])                     # the step size argument
+        return kernel(*args)
+
+    monkeypatch.setattr(_fbt, "sgd_epoch", spy)
+    rng = np.random.default_rng(1)
+    w, _ = true_strengths(rng)
+    FBTPrior(k=1, max_epochs=3, learning_rate=0.01, lr_decay=0.5).fit_competitions(synthetic(w, 20, rng))
+    assert seen == pytest.approx([0.01, 0.01 / 1.5, 0.005])
+
+
 @pytest.mark.parametrize("key, value", [
     ("k", -1), ("k", 2.5), ("loss", "hinge"), ("gradient", "approximate"), ("n_samples", 0),
     ("learning_rate", 0.0), ("learning_rate", float("nan")), ("lambda_w", -1.0), ("lambda_v", "x"),
-    ("init_std", -0.1), ("max_epochs", 0), ("patience", 0), ("seed", -1), ("groups", ["telepathy"]),
+    ("init_std", -0.1), ("lr_decay", -0.5), ("max_epochs", 0), ("patience", 0), ("seed", -1), ("groups", ["telepathy"]),
     ("pattern_min_count", -5)])
 def test_bad_hyperparameters_name_the_key(key, value):
     with pytest.raises(ValueError, match=f"^{key}:"):
