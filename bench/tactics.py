@@ -16,7 +16,10 @@ budget (the paper's "known TRUE" set) and splits them 2:1 (fixed seed). PP with 
 on the training set (learning after every search, retrying failures for `--passes` passes), then is
 frozen and run on the test set against PNS with the same node budget: newly solved (PP only), newly
 failed (PNS only), and the speed-up in nodes (PNS / PP) on problems both solve (arithmetic mean, the
-paper's statistic, geometric mean and median). This runs twice: with the region generator (every
+paper's statistic, geometric mean and median). Besides the paper's four models (Beta 1/1 and
+1000/1000, hierarchical with 0 or virtual observations) it runs our over-fitting controls (consistent
+learning, clipping) and calibrated models (`B2_CONFIGS`), and PP with uniform leaf priors 0.5 and 0.1
+as references. This runs twice: with the region generator (every
 empty point of the problem, as the paper) and with the local one.
 
 B3 runs `reading.tst` unchanged through `python -m gtp.tactics_commands` (a GTP subprocess, as a
@@ -353,7 +356,11 @@ def plot_b1(path: Path, rows: list[dict]) -> None:
 
 # name -> (prior, its parameters, learning mode). The first four are the paper's Fig. 8 panels; the
 # consistent ones add our over-fitting controls: no FALSE from the searches at a lower L than the final
-# one (learn="consistent"), and clipped prior log-odds.
+# one (learn="consistent"), and clipped prior log-odds. The calibrated ones (ours) search with
+# logit(0.1) + scale * (the model's log-odds): the learned beliefs are centred on the uniform leaf prior
+# that suits PP (0.1, as in B1 and the GTP defaults) and damped against the over-confidence that the
+# independence of siblings adds.
+CAL_SHIFT = math.log(0.1 / 0.9)
 B2_CONFIGS = {
     "beta_1": ("beta", {"alpha0": 1, "beta0": 1}, True),
     "beta_1000": ("beta", {"alpha0": 1000, "beta0": 1000}, True),
@@ -361,6 +368,9 @@ B2_CONFIGS = {
     "hier_virtual": ("hier", {"k_virtual": 3}, True),
     "hier_consistent": ("hier", {}, "consistent"),
     "hier_consistent_clip": ("hier", {"clip": 4.0}, "consistent"),
+    "beta_1_cal": ("beta", {"shift": CAL_SHIFT, "scale": 0.5}, True),
+    "hier_cal": ("hier", {"shift": CAL_SHIFT, "scale": 0.5}, True),
+    "hier_cal_03": ("hier", {"shift": CAL_SHIFT, "scale": 0.3}, True),
 }
 
 
@@ -373,6 +383,10 @@ def timed_solve(problem: Problem, params: tactics.TacticsParams, prior=None) -> 
 
 def solve_pp_uniform(problem: Problem, params: dict) -> tuple:
     return timed_solve(problem, tactics.TacticsParams(method="pp", **params))
+
+
+def solve_pp_low(problem: Problem, params: dict) -> tuple:
+    return timed_solve(problem, tactics.TacticsParams(method="pp", prior_p=0.1, **params))
 
 
 def solve_pns(problem: Problem, params: dict) -> tuple:
@@ -458,7 +472,8 @@ def b2_summary(splits: list[dict], regimes: list[str]) -> dict:
     out = {}
     for regime in regimes:
         rows = {"pns": [s[regime]["pns_stats"] for s in splits],
-                "pp_uniform": [s[regime]["pp_uniform_stats"] for s in splits]}
+                "pp_uniform": [s[regime]["pp_uniform_stats"] for s in splits],
+                "pp_uniform_low": [s[regime]["pp_uniform_low_stats"] for s in splits]}
         for config in splits[0][regime]["configs"]:
             rows[config] = [s[regime]["configs"][config] for s in splits]
         out[regime] = {}
@@ -487,15 +502,18 @@ def b2_regime(pool, train: list[Problem], test: list[Problem], params: dict, pas
     """Every B2 configuration trained and tested under one move generator and node budget."""
     pns = list(pool.map(solve_pns, test, [params] * len(test)))
     uniform = list(pool.map(solve_pp_uniform, test, [params] * len(test)))
+    low = list(pool.map(solve_pp_low, test, [params] * len(test)))
     configs = list(B2_CONFIGS)
     runs = list(pool.map(train_and_test, configs, [train] * len(configs), [test] * len(configs),
                          [params] * len(configs), [passes] * len(configs)))
     out = {"params": params, "pns_solved": sum(v == "T" for v, *_ in pns),
-           "pp_uniform_solved": sum(v == "T" for v, *_ in uniform), "configs": {},
-           "pns_stats": run_stats(pns), "pp_uniform_stats": run_stats(uniform),
-           "per_problem": {"names": [p.name for p in test], "pns": pns, "pp_uniform": uniform}}
+           "pp_uniform_solved": sum(v == "T" for v, *_ in uniform),
+           "pp_uniform_low_solved": sum(v == "T" for v, *_ in low), "configs": {},
+           "pns_stats": run_stats(pns), "pp_uniform_stats": run_stats(uniform), "pp_uniform_low_stats": run_stats(low),
+           "per_problem": {"names": [p.name for p in test], "pns": pns, "pp_uniform": uniform, "pp_uniform_low": low}}
     print(f"B2 {params['move_gen']} generator: {len(train)} train / {len(test)} test problems, budget "
-          f"{params['max_nodes']} nodes: PNS solves {out['pns_solved']}, PP(0.5) {out['pp_uniform_solved']}")
+          f"{params['max_nodes']} nodes: PNS solves {out['pns_solved']}, PP(0.5) {out['pp_uniform_solved']}, "
+          f"PP(0.1) {out['pp_uniform_low_solved']}")
     for run in runs:
         res = run.pop("test")
         newly_solved = sum(v == "T" and pv != "T" for (v, *_), (pv, *_) in zip(res, pns))

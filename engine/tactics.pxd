@@ -15,6 +15,10 @@
 # retake a ko at once (GnuGo's conditional ko capture); three such binary searches give GnuGo's
 # four-valued results (WIN, KO_A, KO_B, LOSE), see `solve_ko` in tactics.pyx. Positions are not stored in nodes: Develop replays the
 # moves from the root on a scratch board (one memcpy plus one play per ply).
+#
+# Leaf priors: a learned model (engine/tactics_priors.py) hands the solver its pattern table once per
+# search as a PriorKernel (a LeafTable in C); Develop prices each new leaf from its move's pattern stack
+# with `leaf_logodds`, without the GIL and to the bit as the model's Python code does.
 from libc.stdint cimport int8_t, int32_t, int64_t, uint8_t, uint64_t
 
 from engine.board cimport MAX_POINTS, BoardState, color_t, point_t
@@ -65,6 +69,31 @@ cdef struct ProofNode:       # 48 bytes
     double b                 # PNS: disproof number (unused by PP)
     double t                 # PP: cached share of the parent's sum, softplus(-L) (OR node) or softplus(L) (AND node)
 
+cdef enum:                   # leaf-prior kernels (PriorKernel): a learned model's table, searched in C
+    KERNEL_CONST = 0         # one log-odds for every leaf (UniformPrior)
+    KERNEL_BETA = 1          # the largest pattern of the stack found in the table decides (BetaPrior)
+    KERNEL_HIER = 2          # exact belief propagation along the stack (HierGaussPrior)
+    KERNEL_VALS = 4          # doubles per table slot: BETA: log-odds; HIER: tau, rho and the message
+                             # (tau, rho) the pattern sends its parent
+
+cdef struct TableSlot:       # 40 bytes: a key and its values share a cache line or two
+    uint64_t key             # 0: an empty slot (the key 0 itself lives in LeafTable.zero)
+    double v[4]              # KERNEL_VALS values
+
+cdef struct LeafTable:       # an open-addressing hash table of pattern keys (linear probing)
+    int kind
+    int64_t mask             # slots - 1, a power of two; -1 before allocation
+    TableSlot* slots
+    TableSlot zero           # the key 0, if zero_used
+    bint zero_used
+    double base              # CONST, BETA: the log-odds when no pattern of the stack is in the table
+    double tau0              # HIER: the prior on x_0, natural parameters
+    double rho0
+    double beta_sq[7]        # HIER: the variances of x_{i+1} | x_i
+    double clip              # |log-odds| limit, INFINITY for none
+    double scale             # the search's log-odds: scale * clip(x) + shift (BETA, HIER)
+    double shift
+
 cdef struct Store:
     ProofNode* nodes         # realloc'd as the tree grows
     uint64_t* keys           # N_SIZES pattern keys per node (its move's stack), NULL unless kept
@@ -102,6 +131,9 @@ cdef int generate(CaptureGoal* g, const BoardState* b, color_t mover, point_t* o
 cdef int child_value(CaptureGoal* g, const BoardState* b, point_t m, color_t mover) noexcept nogil
     # V_* of the position after the legal move m, from b without playing it unless a capture forces an
     # exact count.
+cdef double leaf_logodds(const LeafTable* t, const uint64_t* stack) noexcept nogil
+    # The prior log-odds of a leaf whose move has this stack of N_SIZES pattern keys: the same double,
+    # to the bit, as the Python model's logodds.
 cdef void pattern_stack(const BoardState* b, point_t m, point_t goal_group, point_t goal, color_t attacker,
                         int role, bint mark_block, uint64_t* out) noexcept nogil
     # The 8 nested pattern keys around the empty point m (role 0: attacker moves, 1: defender moves),

@@ -1,9 +1,10 @@
 # engine/tactics.pyx: Bayesian proof search and proof-number search for capture goals (contract in
 # tactics.pxd).
 #
-# Sections: log-odds arithmetic; the capture goal (value, move generator, pattern keys); the node
-# store; the Solver (Develop, selection and backup of PP and PNS on the same store, nogil); the Python
-# API (parameters, the liberty loop of the paper's section 5, GnuGo-style attack/defend).
+# Sections: log-odds arithmetic; the leaf-prior kernel; the capture goal (value, move generator,
+# pattern keys); the node store; the Solver (Develop, selection and backup of PP and PNS on the same
+# store, nogil); the Python API (parameters, the liberty loop of the paper's section 5, GnuGo-style
+# attack/defend).
 #
 # Paper gaps and our choices follow ../shared/specs/bayes-proof.md (G1-G6): the search loops while the
 # root is UNKNOWN (never on a float probability), a leaf with no moves is TRUE at an AND node and
@@ -11,7 +12,7 @@
 # has >= L liberties" (FALSE), with L raised after every FALSE.
 from engine.rng cimport splitmix64
 cimport cython
-from libc.math cimport INFINITY, exp, expm1, isfinite, log, log1p
+from libc.math cimport INFINITY, exp, expm1, isfinite, log, log1p, sqrt
 from libc.stdint cimport int8_t, int32_t, int64_t, uint8_t, uint64_t
 from libc.stdlib cimport free, malloc, realloc
 from libc.string cimport memcpy, memset
@@ -123,6 +124,252 @@ def or_logodds(values) -> float:
     return combine_or(&v[0], v.shape[0], 1)
 
 
+# --- the leaf-prior kernel: a learned model's table, searched without the GIL ---
+#
+# The Python models (engine/tactics_priors.py) export their pattern tables once per query; the
+# search then prices every new leaf in C. The arithmetic below repeats the models' Python
+# expressions operation for operation, and is compiled without fused multiply-adds, so that both
+# paths give the same doubles (libm serves Python's math module as well).
+
+cdef extern from *:
+    """
+    #include <math.h>
+    #pragma GCC push_options
+    #pragma GCC optimize ("fp-contract=off")
+    static double tk_erfcx(double x) {
+        double inv;
+        if (x < 26.0) return exp(x * x) * erfc(x);
+        inv = 1.0 / (x * x);
+        return (1.0 - 0.5 * inv + 0.75 * inv * inv - 1.875 * pow(inv, 3.0)) / (x * sqrt(3.141592653589793));
+    }
+    static double tk_log_ndtr(double t) {
+        if (t > -5.0) return log(0.5 * erfc(-t / sqrt(2.0)));
+        return log(0.5 * tk_erfcx(-t / sqrt(2.0))) - 0.5 * t * t;
+    }
+    /* the message a Gaussian (tau, rho) on x_{i+1} sends x_i through N(x_{i+1}; x_i, beta_sq) */
+    static double tk_affine(double a, double x, double b) { return a * x + b; }
+    static void tk_up(double tau, double rho, double beta_sq, double* out) {
+        double d = 1.0 + beta_sq * tau;
+        out[0] = tau / d;
+        out[1] = rho / d;
+    }
+    #pragma GCC pop_options
+    """
+    double tk_log_ndtr(double t) noexcept nogil
+    void tk_up(double tau, double rho, double beta_sq, double* out) noexcept nogil
+    double tk_affine(double a, double x, double b) noexcept nogil
+
+
+cdef inline double clip_logodds(double x, double c) noexcept nogil:
+    # min(c, max(-c, x)), as the Python models clip
+    if x < -c:
+        x = -c
+    return c if c < x else x
+
+
+cdef inline double calibrate(const LeafTable* t, double x) noexcept nogil:
+    # the models' _calibrate: clipped, then scale * x + shift
+    return tk_affine(t.scale, clip_logodds(x, t.clip), t.shift)
+
+
+cdef inline uint64_t slot_of(uint64_t key) noexcept nogil:
+    return (key * 0x9E3779B97F4A7C15ULL) >> 17
+
+
+cdef inline const double* table_find(const LeafTable* t, uint64_t key) noexcept nogil:
+    """The values of key, or NULL when it is not in the table."""
+    cdef int64_t i
+    if key == 0:
+        return t.zero.v if t.zero_used else NULL
+    if t.mask < 0:
+        return NULL
+    i = <int64_t>(slot_of(key) & <uint64_t>t.mask)
+    while t.slots[i].key != 0:
+        if t.slots[i].key == key:
+            return t.slots[i].v
+        i = (i + 1) & t.mask
+    return NULL
+
+
+cdef double leaf_logodds(const LeafTable* t, const uint64_t* stack) noexcept nogil:
+    cdef const double* v
+    cdef const double* child
+    cdef double tau, rho, mt, mr, var, mu
+    cdef int i
+    if t.kind == KERNEL_CONST:
+        return t.base
+    if t.kind == KERNEL_BETA:
+        for i in range(N_SIZES - 1, -1, -1):
+            v = table_find(t, stack[i])
+            if v != NULL:
+                return v[0]
+        return t.base
+    # HierGaussPrior.belief: marginal of x_i, then the cavity (minus the child's message) sent down
+    tau = t.tau0
+    rho = t.rho0
+    v = table_find(t, stack[0])
+    for i in range(N_SIZES):
+        if v != NULL:
+            tau = tau + v[0]
+            rho = rho + v[1]
+        if i == N_SIZES - 1:
+            break
+        child = table_find(t, stack[i + 1])
+        mt = child[2] if child != NULL else 0.0
+        mr = child[3] if child != NULL else 0.0
+        tau = tau - mt
+        rho = rho - mr
+        var = 1.0 / tau + t.beta_sq[i]
+        rho = (rho / tau) / var
+        tau = 1.0 / var
+        v = child
+    mu = rho / tau
+    var = 1.0 / tau + 1.0
+    mu = mu / sqrt(var)
+    return calibrate(t, tk_log_ndtr(mu) - tk_log_ndtr(-mu))
+
+
+@cython.final
+cdef class PriorKernel:
+    """A learned leaf prior's table in C, for `Solver` (see `leaf_logodds`). Build one with
+    `constant`, `beta` or `hier` from the model's arrays; `logodds` prices stacks as the model does."""
+    cdef LeafTable t
+
+    def __cinit__(self):
+        memset(&self.t, 0, sizeof(LeafTable))
+        self.t.mask = -1
+        self.t.clip = INFINITY
+        self.t.scale = 1.0
+
+    def __dealloc__(self):
+        free(self.t.slots)
+
+    cdef int _alloc(self, int64_t n) except -1:
+        cdef int64_t slots = 16
+        while slots < 2 * n:
+            slots *= 2
+        self.t.slots = <TableSlot*>malloc(slots * sizeof(TableSlot))
+        if self.t.slots == NULL:
+            raise MemoryError()
+        memset(self.t.slots, 0, slots * sizeof(TableSlot))
+        self.t.mask = slots - 1
+        return 0
+
+    cdef double* _insert(self, uint64_t key) noexcept nogil:
+        cdef int64_t i
+        if key == 0:
+            self.t.zero_used = True
+            return self.t.zero.v
+        i = <int64_t>(slot_of(key) & <uint64_t>self.t.mask)
+        while self.t.slots[i].key != 0 and self.t.slots[i].key != key:
+            i = (i + 1) & self.t.mask
+        self.t.slots[i].key = key
+        return self.t.slots[i].v
+
+    cdef int _calibration(self, clip, double scale, double shift) except -1:
+        if clip is not None and not clip > 0:
+            raise ValueError("clip must be positive")
+        if not (isfinite(scale) and scale >= 0 and isfinite(shift)):
+            raise ValueError("scale must be finite and >= 0, shift finite")
+        self.t.clip = math.inf if clip is None else float(clip)
+        self.t.scale = scale
+        self.t.shift = shift
+        return 0
+
+    @staticmethod
+    def constant(double logodds) -> PriorKernel:
+        """The same log-odds for every leaf."""
+        if not isfinite(logodds):
+            raise ValueError("leaf log-odds must be finite")
+        cdef PriorKernel k = PriorKernel.__new__(PriorKernel)
+        k.t.kind = KERNEL_CONST
+        k.t.base = logodds
+        return k
+
+    @staticmethod
+    def beta(keys, counts, double alpha0, double beta0, clip=None, double scale=1.0,
+             double shift=0.0) -> PriorKernel:
+        """BetaPrior: keys (n,) uint64 with counts (n, 2) of TRUE and FALSE; a stack's log-odds is
+        ln((alpha0 + TRUE) / (beta0 + FALSE)) of its largest pattern with a count, clipped, then
+        scale * x + shift."""
+        cdef uint64_t[::1] kv = np.ascontiguousarray(keys, dtype=np.uint64).reshape(-1)
+        cdef double[:, ::1] cv = np.ascontiguousarray(counts, dtype=np.float64).reshape(-1, 2)
+        cdef PriorKernel k = PriorKernel.__new__(PriorKernel)
+        cdef int64_t i
+        cdef double* slot
+        if cv.shape[0] != kv.shape[0]:
+            raise ValueError("keys and counts do not match")
+        if not (alpha0 > 0 and beta0 > 0):
+            raise ValueError("alpha0 and beta0 must be positive")
+        k.t.kind = KERNEL_BETA
+        k._calibration(clip, scale, shift)
+        k.t.base = calibrate(&k.t, log(alpha0 / beta0))
+        k._alloc(kv.shape[0])
+        for i in range(kv.shape[0]):
+            if cv[i, 0] + cv[i, 1] > 0:
+                slot = k._insert(kv[i])
+                slot[0] = calibrate(&k.t, log((alpha0 + cv[i, 0]) / (beta0 + cv[i, 1])))
+        return k
+
+    @staticmethod
+    def hier(keys, b, level, double mu0, double sigma0_sq, beta_sq, clip=None, double scale=1.0,
+             double shift=0.0) -> PriorKernel:
+        """HierGaussPrior: keys (n,) uint64 with b (n, 2) = (tau, rho) from below and level (n,)."""
+        cdef uint64_t[::1] kv = np.ascontiguousarray(keys, dtype=np.uint64).reshape(-1)
+        cdef double[:, ::1] bv = np.ascontiguousarray(b, dtype=np.float64).reshape(-1, 2)
+        cdef int64_t[::1] lv = np.ascontiguousarray(level, dtype=np.int64).reshape(-1)
+        cdef PriorKernel k = PriorKernel.__new__(PriorKernel)
+        cdef int64_t i
+        cdef double* slot
+        bs = [float(x) for x in beta_sq]
+        if bv.shape[0] != kv.shape[0] or lv.shape[0] != kv.shape[0]:
+            raise ValueError("keys, b and level do not match")
+        if len(bs) != N_SIZES - 1 or not min(bs) > 0 or not sigma0_sq > 0:
+            raise ValueError("bad hierarchical prior parameters")
+        if kv.shape[0] and (np.min(level) < 0 or np.max(level) >= N_SIZES):
+            raise ValueError("levels out of range")
+        k.t.kind = KERNEL_HIER
+        k._calibration(clip, scale, shift)
+        k.t.tau0 = 1.0 / sigma0_sq
+        k.t.rho0 = mu0 / sigma0_sq
+        for i in range(N_SIZES - 1):
+            k.t.beta_sq[i] = bs[i]
+        k._alloc(kv.shape[0])
+        for i in range(kv.shape[0]):
+            slot = k._insert(kv[i])
+            slot[0] = bv[i, 0]
+            slot[1] = bv[i, 1]
+            slot[2] = 0.0
+            slot[3] = 0.0
+            if lv[i] > 0:
+                tk_up(bv[i, 0], bv[i, 1], k.t.beta_sq[lv[i] - 1], &slot[2])
+        return k
+
+    @property
+    def kind(self) -> str:
+        return ("constant", "beta", "hier")[self.t.kind]
+
+    def __len__(self) -> int:
+        cdef int64_t i, n = 1 if self.t.zero_used else 0
+        for i in range(self.t.mask + 1):
+            n += self.t.slots[i].key != 0
+        return n
+
+    def logodds(self, keys) -> np.ndarray:
+        """The leaf log-odds of each (n, 8) uint64 stack."""
+        cdef uint64_t[:, ::1] kv
+        keys = np.asarray(keys)
+        if keys.ndim != 2 or keys.shape[1] != N_SIZES or keys.dtype != np.uint64:
+            raise ValueError(f"keys must be a (n, {N_SIZES}) uint64 array, got {keys.dtype} {keys.shape}")
+        kv = np.ascontiguousarray(keys)
+        out = np.empty(kv.shape[0], dtype=np.float64)
+        cdef double[::1] ov = out
+        cdef int64_t i
+        for i in range(kv.shape[0]):
+            ov[i] = leaf_logodds(&self.t, &kv[i, 0])
+        return out
+
+
 # --- pattern templates (paper section 4.1, Fig. 5) ---
 
 cdef int OFF_X[N_OFFSETS]
@@ -131,6 +378,7 @@ cdef int SIZE_END[N_SIZES]
 cdef uint64_t PZ[N_OFFSETS][5]           # Zobrist key of state s at template position k
 cdef uint64_t SIZE_SALT[N_SIZES]
 cdef uint64_t ROLE_SALT[2]
+cdef int SYM_PERM[8][N_OFFSETS]          # the template point symmetry s maps template point k to
 
 # Offsets added at each size, in template order: T_i is every offset of sizes 0..i.
 TEMPLATE_RINGS = (
@@ -163,6 +411,14 @@ def _init_patterns() -> None:
         SIZE_SALT[i] = splitmix64(&state)
     ROLE_SALT[0] = splitmix64(&state)
     ROLE_SALT[1] = splitmix64(&state)
+    where = {(OFF_X[j], OFF_Y[j]): j for j in range(N_OFFSETS)}
+    for s in range(8):                   # bit 0: mirror x, bit 1: mirror y, bit 2: swap x and y
+        for k in range(N_OFFSETS):
+            x = -OFF_X[k] if s & 1 else OFF_X[k]
+            y = -OFF_Y[k] if s & 2 else OFF_Y[k]
+            if s & 4:
+                x, y = y, x
+            SYM_PERM[s][k] = where[(x, y)]
 
 
 _init_patterns()
@@ -170,39 +426,37 @@ _init_patterns()
 
 cdef void pattern_stack(const BoardState* b, point_t m, point_t goal_group, point_t goal, color_t attacker,
                         int role, bint mark_block, uint64_t* out) noexcept nogil:
+    # The states of the 37 template points are read once; symmetry s sees at template position k the
+    # state of point SYM_PERM[s][k] (the template is closed under the 8 symmetries).
     cdef uint64_t h[8]
+    cdef uint8_t state[N_OFFSETS]
     cdef uint64_t best
     cdef int r = m // b.stride - 1, c = m % b.stride - 1
-    cdef int size, k, s, x, y, t, rr, cc, st
+    cdef int size, k, s, rr, cc
     cdef point_t q
     cdef color_t col
+    for k in range(N_OFFSETS):
+        rr = r + OFF_Y[k]
+        cc = c + OFF_X[k]
+        if rr < 0 or cc < 0 or rr >= b.size or cc >= b.size:
+            state[k] = S_OFF
+            continue
+        q = <point_t>((rr + 1) * b.stride + cc + 1)
+        col = b.color[q]
+        if col == EMPTY:
+            state[k] = S_EMPTY
+        elif (mark_block and goal_group != 0 and b.group[q] == goal_group) or q == goal:
+            state[k] = S_GOAL
+        elif col == attacker:
+            state[k] = S_ATTACKER
+        else:
+            state[k] = S_DEFENDER
     memset(h, 0, sizeof(h))
     k = 0
     for size in range(N_SIZES):
         while k < SIZE_END[size]:
             for s in range(8):
-                x = -OFF_X[k] if s & 1 else OFF_X[k]
-                y = -OFF_Y[k] if s & 2 else OFF_Y[k]
-                if s & 4:
-                    t = x
-                    x = y
-                    y = t
-                rr = r + y
-                cc = c + x
-                if rr < 0 or cc < 0 or rr >= b.size or cc >= b.size:
-                    st = S_OFF
-                else:
-                    q = <point_t>((rr + 1) * b.stride + cc + 1)
-                    col = b.color[q]
-                    if col == EMPTY:
-                        st = S_EMPTY
-                    elif (mark_block and goal_group != 0 and b.group[q] == goal_group) or q == goal:
-                        st = S_GOAL
-                    elif col == attacker:
-                        st = S_ATTACKER
-                    else:
-                        st = S_DEFENDER
-                h[s] ^= PZ[k][st]
+                h[s] ^= PZ[k][state[SYM_PERM[s][k]]]
             k += 1
         best = h[0]
         for s in range(1, 8):
@@ -504,9 +758,11 @@ cdef class Solver:
     Set a problem with `set_capture` (a Go position) or `set_tree` (an explicit AND/OR tree), then
     `run` until the root is solved or the budget of developed nodes is spent. `prior` is None (a
     uniform leaf prior `prior_p`) or an object with `logodds(keys, role) -> float64 array`, given the
-    (n, 8) uint64 pattern stacks of the new UNKNOWN children of one node; it is called under the GIL
-    once per developed node. `keep_keys` stores every node's stack so that `observations` can feed a
-    learner after the search.
+    (n, 8) uint64 pattern stacks of the new UNKNOWN children of one node. A prior that also has
+    `kernel() -> PriorKernel` (the models of engine.tactics_priors) is priced in C without the GIL: its
+    table is fetched once per `run` (the model caches it until it learns). Otherwise, or with
+    kernel=False, `logodds` is called under the GIL once per developed node. `keep_keys` stores every
+    node's stack so that `observations` can feed a learner after the search.
     """
     cdef Store st
     cdef CaptureGoal* cap
@@ -522,6 +778,9 @@ cdef class Solver:
     cdef double elapsed
     cdef bint ready
     cdef bint has_prior
+    cdef bint use_kernel
+    cdef PriorKernel kernel         # the prior's table during a run (kept alive here)
+    cdef const LeafTable* table     # &kernel.t, or NULL: price leaves through prior.logodds
     # DOMAIN_TREE arrays (kept alive by the Python references below)
     cdef object tree_arrays
     cdef const int32_t* t_first
@@ -540,7 +799,7 @@ cdef class Solver:
         self.cap = NULL
 
     def __init__(self, method: str = "pp", *, prior=None, prior_p: float = 0.5, max_depth: int = 100,
-                 empty_and_true: bool = True, keep_keys: bool = False):
+                 empty_and_true: bool = True, keep_keys: bool = False, kernel: bool = True):
         if method not in _METHODS:
             raise ValueError(f"method must be one of {sorted(_METHODS)}, got {method!r}")
         if not 0.0 < prior_p < 1.0:
@@ -552,6 +811,9 @@ cdef class Solver:
         self.method = _METHODS[method]
         self.prior = prior
         self.has_prior = prior is not None
+        self.use_kernel = kernel and callable(getattr(prior, "kernel", None))
+        self.kernel = None
+        self.table = NULL
         self.prior_logodds = math.log(prior_p / (1.0 - prior_p))
         self.max_depth = max_depth
         self.empty_and_true = empty_and_true
@@ -743,6 +1005,13 @@ cdef class Solver:
         node.n_children = count
         self.st.n += count
         if self.has_prior and self.domain == DOMAIN_CAPTURE and self.method == METHOD_PP:
+            if self.table != NULL:
+                for k in range(count):
+                    c = &self.st.nodes[first + k]
+                    if c.value == V_UNKNOWN:
+                        c.a = leaf_logodds(self.table, &self.st.keys[(first + k) * N_SIZES])
+                        c.t = share(c.a, c.kind)
+                return 0
             role = 0 if node.kind == OR_NODE else 1
             with gil:
                 if not self.query_prior(first, count, role):
@@ -982,7 +1251,8 @@ cdef class Solver:
         if cap_nodes > 2_000_000_000:
             raise ValueError("max_store must be below 2e9 nodes")
         t0 = now()
-        if not self.has_prior:
+        self._fetch_kernel()
+        if not self.has_prior or self.table != NULL:
             with nogil:
                 rc = self.search(budget, cap_nodes)
         else:
@@ -995,6 +1265,17 @@ cdef class Solver:
                 raise err
             raise MemoryError("the proof tree does not fit in memory")
         return _VALUE_NAMES[self.st.nodes[0].value]
+
+    cdef int _fetch_kernel(self) except -1:
+        """Point `table` at the prior's current kernel (the model rebuilds it only after learning)."""
+        if not self.use_kernel:
+            return 0
+        k = self.prior.kernel()
+        if not isinstance(k, PriorKernel):
+            raise TypeError(f"prior.kernel() must return a PriorKernel, got {type(k).__name__}")
+        self.kernel = k
+        self.table = &self.kernel.t
+        return 0
 
     # --- stepwise access (tests) ---
 
@@ -1012,6 +1293,7 @@ cdef class Solver:
             raise ValueError(f"node {n} is already developed")
         if self.st.nodes[n].value != V_UNKNOWN:
             raise ValueError(f"node {n} is terminal")
+        self._fetch_kernel()
         if self.develop(n) != 0:
             err, self.error = self.error, None
             self.ready = False
@@ -1129,22 +1411,25 @@ cdef class Solver:
                 best = i
         return best
 
-    def observations(self):
+    def observations(self, priced_only: bool = False):
         """Solved non-root nodes as (keys (n, 8) uint64, roles (n,) int8, values (n,) bool): role 0 for
-        an attacker move (the node is an AND node), 1 for a defender move; value TRUE or FALSE."""
+        an attacker move (the node is an AND node), 1 for a defender move; value TRUE or FALSE.
+        priced_only: only the nodes that were UNKNOWN when generated (those the leaf prior priced: they
+        were developed), not the ones the goal decided at once."""
         self._check_ready()
         if not self.st.keep_keys:
             raise ValueError("observations need keep_keys=True")
         cdef int32_t i, j = 0, n = 0
+        cdef bint all_nodes = not priced_only
         for i in range(1, self.st.n):
-            if self.st.nodes[i].value != V_UNKNOWN:
+            if self.st.nodes[i].value != V_UNKNOWN and (all_nodes or self.st.nodes[i].developed):
                 n += 1
         keys = np.empty((n, N_SIZES), dtype=np.uint64)
         roles = np.empty(n, dtype=np.int8)
         values = np.empty(n, dtype=bool)
         cdef uint64_t[:, ::1] kv = keys
         for i in range(1, self.st.n):
-            if self.st.nodes[i].value != V_UNKNOWN:
+            if self.st.nodes[i].value != V_UNKNOWN and (all_nodes or self.st.nodes[i].developed):
                 if n:
                     memcpy(&kv[j, 0], &self.st.keys[i * N_SIZES], N_SIZES * sizeof(uint64_t))
                 roles[j] = 0 if self.st.nodes[i].kind == AND_NODE else 1
@@ -1270,11 +1555,11 @@ KO_A = 2                         # success if the side wins a ko in which the ot
 KO_B = 3                         # success if the side wins a ko in which it must make the first threat
 LOSE = 0
 
-_LEARN_MODES = (False, True, "all", "consistent")
+_LEARN_MODES = (False, True, "all", "consistent", "priced", "consistent_priced")
 
 
 def solve(Board position not None, goal: int, *, attack: bool = True, params: TacticsParams = TacticsParams(),
-          prior=None, learn=False, ko: str = "none") -> Result:
+          prior=None, learn=False, ko: str = "none", kernel: bool = True) -> Result:
     """Can the block at `goal` be captured? attack=True: the attacker moves first; else the defender.
     ko: who may retake a ko at once ("none": simple ko binds both; see Solver.set_capture).
 
@@ -1283,13 +1568,16 @@ def solve(Board position not None, goal: int, *, attack: bool = True, params: Ta
     `observe(keys, roles, values)` is called with every solved node after each search that ends solved
     (the paper). learn="consistent" (ours) keeps a FALSE only from the last search: FALSE at L means
     "the defender reaches L liberties" and may turn TRUE at L + 1, while a TRUE (a capture) holds at
-    every L."""
+    every L. learn="priced" (ours) learns only from the nodes the prior priced (UNKNOWN when generated),
+    the population it is asked about, not from moves the goal decided at once; "consistent_priced"
+    does both. kernel=False prices the leaves through prior.logodds even if the prior has a C kernel
+    (the same numbers, slower)."""
     if learn not in _LEARN_MODES:
         raise ValueError(f"learn must be one of {_LEARN_MODES}, got {learn!r}")
     if learn and (prior is None or not callable(getattr(prior, "observe", None))):
         raise ValueError("learn=True needs a prior with an observe(keys, roles, values) method")
     solver = Solver(params.method, prior=prior, prior_p=params.prior_p, max_depth=params.max_depth,
-                    empty_and_true=params.empty_and_true, keep_keys=bool(learn))
+                    empty_and_true=params.empty_and_true, keep_keys=bool(learn), kernel=kernel)
     libs = position.liberties(goal) if position.color_at(goal) in (BLACK, WHITE) else 0
     L = params.l_start if params.l_start > 0 else libs + 1
     L = max(L, 1)
@@ -1307,8 +1595,8 @@ def solve(Board position not None, goal: int, *, attack: bool = True, params: Ta
         runs.append((L, value, solver.n_developed))
         last = value != "F" or L >= params.l_max or total >= params.max_nodes
         if learn and value != "U":
-            keys, roles, values = solver.observations()
-            if learn == "consistent" and not last:
+            keys, roles, values = solver.observations(priced_only=learn in ("priced", "consistent_priced"))
+            if learn in ("consistent", "consistent_priced") and not last:
                 keys, roles, values = keys[values], roles[values], values[values]
             if len(keys):
                 prior.observe(keys, roles, values)

@@ -8,7 +8,9 @@ colours; the mover's role is folded into every key, so attacker and defender sta
 Interface (what `engine.tactics.Solver` calls):
 
 - `logodds(keys, role) -> float64 (n,)` for the (n, 8) uint64 stacks of one node's new children;
-- `observe(keys, roles, values)` after a search ends solved, with every solved non-root node.
+- `observe(keys, roles, values)` after a search ends solved, with every solved non-root node;
+- `kernel() -> engine.tactics.PriorKernel`: the model's table for the C search (the same log-odds to
+  the bit, without a Python call per node), cached until the model changes.
 
 Models:
 
@@ -27,6 +29,12 @@ observations of p = 0.5 per new pattern), `clip` (prior log-odds limited to +-cl
 ever written off) and `weight_cap` (a search's many correlated observations count as at most
 `weight_cap` in total).
 
+Calibration for the search: the leaf log-odds the search uses are `scale * x + shift` of the model's
+(clipped) x. A calibrated P(TRUE) is not the best leaf belief for best-first search, whose AND/OR
+rules assume independent siblings and so grow over-confident at nodes with many moves: a lower
+neutral belief (shift < 0, as a uniform prior of 0.1 beats 0.5) and damped differences (scale < 1)
+counter that. The defaults (1, 0) are the paper's model.
+
 Model files are `.npz` archives of plain arrays plus a JSON `metadata` string, loaded with
 `allow_pickle=False`.
 """
@@ -40,7 +48,10 @@ from typing import Any, ClassVar, Optional, Sequence
 
 import numpy as np
 
+from engine.tactics import PriorKernel
+
 N_SIZES = 8
+_KERNEL = -1          # the cached PriorKernel's slot in `_cache` (pattern keys are >= 0)
 FORMAT_VERSION = 1
 _SQRT2 = math.sqrt(2.0)
 _SQRT_2_OVER_PI = math.sqrt(2.0 / math.pi)
@@ -61,18 +72,33 @@ class LeafPrior:
     def observe(self, keys: np.ndarray, roles: np.ndarray, values: np.ndarray) -> None:
         pass
 
+    def kernel(self) -> PriorKernel:
+        """The model as a C table for `engine.tactics.Solver`, rebuilt only after a change (any
+        change clears `_cache`)."""
+        cache = getattr(self, "_cache", None)
+        if cache is None:
+            return self._build_kernel()
+        k = cache.get(_KERNEL)
+        if k is None:
+            k = cache[_KERNEL] = self._build_kernel()
+        return k
+
+    def _build_kernel(self) -> PriorKernel:
+        return PriorKernel.constant(0.0)
+
     # --- helpers shared by the learned models ---
 
     def _cached_logodds(self, keys: np.ndarray) -> np.ndarray:
-        """Clipped log-odds of each key stack by `_stack_logodds`, cached by the largest template."""
+        """The search's log-odds of each key stack (`_calibrate` of `_stack_logodds`), cached by the largest
+        template."""
         keys = self._check_keys(keys)
         out = np.empty(len(keys), dtype=np.float64)
         cache = self._cache
         for i, stack in enumerate(keys.tolist()):
-            top = stack[-1]
+            top = stack[-1]                  # >= 0: never the kernel's slot
             x = cache.get(top)
             if x is None:
-                x = cache[top] = self._clip(self._stack_logodds(stack))
+                x = cache[top] = self._calibrate(self._stack_logodds(stack))
             out[i] = x
         return out
 
@@ -87,9 +113,21 @@ class LeafPrior:
         cap = getattr(self, "weight_cap", None)
         return 1.0 if cap is None or n <= cap else cap / n
 
-    def _clip(self, x: float) -> float:
+    def _calibrate(self, x: float) -> float:
+        """The search's leaf log-odds from the model's: clipped to +-clip, then scale * x + shift."""
         c = getattr(self, "clip", None)
-        return x if c is None else min(c, max(-c, x))
+        if c is not None:
+            x = min(c, max(-c, x))
+        return getattr(self, "scale", 1.0) * x + getattr(self, "shift", 0.0)
+
+    @staticmethod
+    def _check_common(clip, weight_cap, scale, shift) -> None:
+        if clip is not None and not clip > 0:
+            raise ValueError("clip must be positive")
+        if weight_cap is not None and not weight_cap > 0:
+            raise ValueError("weight_cap must be positive")
+        if not (math.isfinite(scale) and scale >= 0 and math.isfinite(shift)):
+            raise ValueError("scale must be finite and >= 0, shift finite")
 
     # --- files ---
 
@@ -143,6 +181,9 @@ class UniformPrior(LeafPrior):
     def logodds(self, keys: np.ndarray, role: int) -> np.ndarray:
         return np.full(len(keys), math.log(self.p / (1.0 - self.p)), dtype=np.float64)
 
+    def _build_kernel(self) -> PriorKernel:
+        return PriorKernel.constant(math.log(self.p / (1.0 - self.p)))
+
     def params(self) -> dict[str, Any]:
         return {"p": self.p}
 
@@ -153,15 +194,13 @@ class BetaPrior(LeafPrior):
     name = "beta"
 
     def __init__(self, alpha0: float = 1.0, beta0: float = 1.0, clip: Optional[float] = None,
-                 weight_cap: Optional[float] = None):
+                 weight_cap: Optional[float] = None, scale: float = 1.0, shift: float = 0.0):
         if alpha0 <= 0 or beta0 <= 0:
             raise ValueError("alpha0 and beta0 must be positive")
-        if clip is not None and clip <= 0:
-            raise ValueError("clip must be positive")
-        if weight_cap is not None and weight_cap <= 0:
-            raise ValueError("weight_cap must be positive")
+        self._check_common(clip, weight_cap, scale, shift)
         self.alpha0, self.beta0 = float(alpha0), float(beta0)
         self.clip, self.weight_cap = clip, weight_cap
+        self.scale, self.shift = float(scale), float(shift)
         self.counts_: dict[int, list[float]] = {}   # pattern key -> [TRUE count, FALSE count]
         self._cache: dict[int, float] = {}
 
@@ -193,12 +232,18 @@ class BetaPrior(LeafPrior):
                 c[slot] += w
         self._cache.clear()
 
+    def _build_kernel(self) -> PriorKernel:
+        keys = np.fromiter(self.counts_.keys(), dtype=np.uint64, count=len(self.counts_))
+        counts = np.array(list(self.counts_.values()), dtype=np.float64).reshape(-1, 2)
+        return PriorKernel.beta(keys, counts, self.alpha0, self.beta0, self.clip, self.scale, self.shift)
+
     def n_observations(self) -> float:
         """Total counts over all patterns (8 per observed node at weight 1)."""
         return sum(a + b for a, b in self.counts_.values())
 
     def params(self) -> dict[str, Any]:
-        return {"alpha0": self.alpha0, "beta0": self.beta0, "clip": self.clip, "weight_cap": self.weight_cap}
+        return {"alpha0": self.alpha0, "beta0": self.beta0, "clip": self.clip, "weight_cap": self.weight_cap,
+                "scale": self.scale, "shift": self.shift}
 
     def arrays(self) -> dict[str, np.ndarray]:
         keys = np.array(list(self.counts_), dtype=np.uint64)
@@ -257,7 +302,8 @@ class HierGaussPrior(LeafPrior):
     name = "hier"
 
     def __init__(self, mu0: float = 0.0, sigma0_sq: float = 1.0, beta_sq: Sequence[float] = (0.25,) * 7,
-                 k_virtual: int = 0, clip: Optional[float] = None, weight_cap: Optional[float] = None):
+                 k_virtual: int = 0, clip: Optional[float] = None, weight_cap: Optional[float] = None,
+                 scale: float = 1.0, shift: float = 0.0):
         beta_sq = [float(b) for b in beta_sq]
         if len(beta_sq) != N_SIZES - 1 or min(beta_sq) <= 0:
             raise ValueError(f"beta_sq must hold {N_SIZES - 1} positive variances")
@@ -265,11 +311,9 @@ class HierGaussPrior(LeafPrior):
             raise ValueError("sigma0_sq must be positive")
         if k_virtual < 0:
             raise ValueError("k_virtual must be >= 0")
-        if clip is not None and clip <= 0:
-            raise ValueError("clip must be positive")
-        if weight_cap is not None and weight_cap <= 0:
-            raise ValueError("weight_cap must be positive")
+        self._check_common(clip, weight_cap, scale, shift)
         self.mu0, self.sigma0_sq = float(mu0), float(sigma0_sq)
+        self.scale, self.shift = float(scale), float(shift)
         self.beta_sq = beta_sq
         self.k_virtual = int(k_virtual)
         self.clip, self.weight_cap = clip, weight_cap
@@ -357,6 +401,14 @@ class HierGaussPrior(LeafPrior):
             self.update(stack, value, w)
         self._cache.clear()
 
+    def _build_kernel(self) -> PriorKernel:
+        n = len(self.b_)
+        keys = np.fromiter(self.b_.keys(), dtype=np.uint64, count=n)
+        b = np.array(list(self.b_.values()), dtype=np.float64).reshape(-1, 2)
+        level = np.fromiter((self.level_[k] for k in self.b_), dtype=np.int64, count=n)
+        return PriorKernel.hier(keys, b, level, self.mu0, self.sigma0_sq, self.beta_sq, self.clip, self.scale,
+                                self.shift)
+
     def marginals(self) -> dict[int, tuple[float, float]]:
         """Posterior (mean, variance) of every stored pattern's latent value x (top-down pass)."""
         by_level: list[list[int]] = [[] for _ in range(N_SIZES)]
@@ -394,7 +446,8 @@ class HierGaussPrior(LeafPrior):
 
     def params(self) -> dict[str, Any]:
         return {"mu0": self.mu0, "sigma0_sq": self.sigma0_sq, "beta_sq": self.beta_sq,
-                "k_virtual": self.k_virtual, "clip": self.clip, "weight_cap": self.weight_cap}
+                "k_virtual": self.k_virtual, "clip": self.clip, "weight_cap": self.weight_cap,
+                "scale": self.scale, "shift": self.shift}
 
     def arrays(self) -> dict[str, np.ndarray]:
         keys = list(self.b_)

@@ -231,3 +231,19 @@ def test_consistent_learning_keeps_false_only_from_the_last_search():
     assert ours.calls[0].tolist() == paper.calls[0].tolist()
     with pytest.raises(ValueError, match="learn"):
         tactics.solve(b, goal, params=params, prior=ours, learn="sometimes")
+
+
+def test_priced_learning_keeps_only_the_nodes_the_prior_priced():
+    b = board_from_ascii(LADDER)
+    s = Solver("pp", keep_keys=True)
+    s.set_capture(b, vertex(b, "D4"), move_gen="local")
+    assert s.run(20_000) == "T"
+    keys, roles, values = s.observations()
+    pk, pr, pv = s.observations(priced_only=True)
+    developed = [i for i in range(1, s.n_nodes) if s.node(i)["value"] != "U" and s.node(i)["developed"]]
+    assert 0 < len(pk) == len(developed) < len(keys)
+    assert set(map(tuple, pk.tolist())) <= set(map(tuple, keys.tolist()))
+    everything, priced = Recorder(), Recorder()
+    tactics.solve(b, vertex(b, "D4"), params=LOCAL, prior=everything, learn=True)
+    tactics.solve(b, vertex(b, "D4"), params=LOCAL, prior=priced, learn="priced")
+    assert 0 < len(priced.calls[0]) < len(everything.calls[0])
