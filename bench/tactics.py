@@ -60,7 +60,7 @@ import numpy as np
 from engine import tactics
 from engine.board import BLACK, WHITE, Board
 from engine.game import Game
-from engine.tactics_priors import make_prior
+from engine.tactics_priors import CALIBRATED, make_prior
 
 RESULTS = Path(__file__).resolve().parent / "results"
 ROOT = Path(__file__).resolve().parent.parent
@@ -360,7 +360,7 @@ def plot_b1(path: Path, rows: list[dict]) -> None:
 # logit(0.1) + scale * (the model's log-odds): the learned beliefs are centred on the uniform leaf prior
 # that suits PP (0.1, as in B1 and the GTP defaults) and damped against the over-confidence that the
 # independence of siblings adds.
-CAL_SHIFT = math.log(0.1 / 0.9)
+CAL_SHIFT = CALIBRATED["hier"]["shift"]
 B2_CONFIGS = {
     "beta_1": ("beta", {"alpha0": 1, "beta0": 1}, True),
     "beta_1000": ("beta", {"alpha0": 1000, "beta0": 1000}, True),

@@ -470,6 +470,14 @@ class HierGaussPrior(LeafPrior):
 
 PRIORS: dict[str, type[LeafPrior]] = {"uniform": UniformPrior, "beta": BetaPrior, "hier": HierGaussPrior}
 
+# Search log-odds logit(0.1) + scale * (the model's log-odds): learned beliefs centred on the uniform leaf
+# prior that suits best-first proof search and damped against the over-confidence that the independence
+# of siblings adds. The best settings of B2 over 5 splits (bench/results/tactics_b2_5seeds_local.json).
+CALIBRATED: dict[str, dict[str, float]] = {
+    "beta": {"shift": math.log(0.1 / 0.9), "scale": 0.5},
+    "hier": {"shift": math.log(0.1 / 0.9), "scale": 0.3},
+}
+
 
 def make_prior(name: str, **params) -> LeafPrior:
     """A leaf prior by registry name; unknown names and bad parameters are ValueErrors."""

@@ -29,7 +29,7 @@ import sys
 from typing import Optional, Sequence
 
 from engine import tactics
-from engine.tactics_priors import make_prior
+from engine.tactics_priors import CALIBRATED, make_prior
 from gtp.commands import expect_args, parse_color, parse_int, parse_vertex
 from gtp.coords import PASS, point_to_vertex
 from gtp.protocol import CommandGroup, GtpError
@@ -133,7 +133,7 @@ class TacticsCommands(CommandGroup):
             raise GtpError(str(e)) from None
         self.params = params
         if prior_name is not None:
-            self.prior = None if prior_name == "uniform" else make_prior(prior_name)
+            self.prior = None if prior_name == "uniform" else make_prior(prior_name, **CALIBRATED[prior_name])
             self.prior_name = prior_name
         return ""
 

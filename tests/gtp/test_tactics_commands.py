@@ -1,6 +1,7 @@
 """GnuGo's reading commands through the tactical solver: answer format, errors, regression helpers."""
 from __future__ import annotations
 
+import math
 import re
 import sys
 
@@ -76,6 +77,8 @@ def test_solver_report_and_config(server):
     assert lines[0].startswith("D7 T p=1") or any(ln.startswith("D7 T") for ln in lines)
     assert reply(server, "bps_config prior=hier budget=500 method=pns") == "= \n\n"
     assert reply(server, "bps_config") == "= prior=hier budget=500 method=pns move_gen=local l_max=5\n\n"
+    prior = server.handlers["bps_config"].__self__.prior
+    assert (prior.scale, prior.shift) == (0.3, pytest.approx(math.log(0.1 / 0.9)))   # the calibrated model
     assert reply(server, "increase_depths") == "= \n\n"
     assert "budget=1000" in reply(server, "bps_config")
     assert reply(server, "decrease_depths") == "= \n\n"
