@@ -72,6 +72,21 @@ cdef void rebuild(BoardState* b) noexcept nogil    # recompute groups, counts, l
 cdef inline point_t point_at(const BoardState* b, int row, int col) noexcept nogil:
     return <point_t>((row + 1) * b.stride + col + 1)
 
+cdef inline void nbrs4(int stride, int* d) noexcept nogil:
+    """The offsets of the 4 neighbours on a board of this stride: left, right, down, up."""
+    d[0] = -1
+    d[1] = 1
+    d[2] = -stride
+    d[3] = stride
+
+cdef inline bint in_list(const point_t* a, int n, point_t p) noexcept nogil:
+    """Is p among the first n entries of a (the short lists of groups and points met in a walk)?"""
+    cdef int i
+    for i in range(n):
+        if a[i] == p:
+            return True
+    return False
+
 # --- queries (O(1) unless noted) ---
 cdef bint is_eyelike(const BoardState* b, point_t p, color_t c) noexcept nogil   # empty, 4 nbrs c or edge
 cdef bint is_false_eye(const BoardState* b, point_t p, color_t c) noexcept nogil # by the diagonals

@@ -43,13 +43,6 @@ init_zobrist()
 
 # --- small helpers ---
 
-cdef inline void nbrs4(int stride, int* d) noexcept nogil:
-    d[0] = -1
-    d[1] = 1
-    d[2] = -stride
-    d[3] = stride
-
-
 cdef inline void nbrs8(int stride, int* d) noexcept nogil:
     # pat3 reading order: from the top left (row + 1, col - 1) to the bottom right (row - 1, col + 1)
     d[0] = stride - 1
@@ -333,14 +326,6 @@ cdef bint is_legal(const BoardState* b, point_t p, color_t c) noexcept nogil:
         elif x == 3 - c:
             if b.groups[b.group[n]].n_libs == 1:
                 return True      # captures
-    return False
-
-
-cdef inline bint in_list(const point_t* a, int n, point_t p) noexcept nogil:
-    cdef int i
-    for i in range(n):
-        if a[i] == p:
-            return True
     return False
 
 

@@ -161,10 +161,7 @@ cdef inline bint may_be_bad_self_atari(const BoardState* b, point_t p, color_t c
     cdef bint has_own = False
     cdef int k
     cdef int offsets[4]
-    offsets[0] = -1
-    offsets[1] = 1
-    offsets[2] = -stride
-    offsets[3] = stride
+    board.nbrs4(stride, offsets)
     if n_empty == 1:
         for k in range(4):
             if b.color[p + offsets[k]] == EMPTY:
@@ -257,10 +254,7 @@ cdef inline int add_counter_captures(const BoardState* b, point_t g, color_t c, 
     cdef int k
     cdef int stride = b.stride
     cdef int offsets[4]
-    offsets[0] = -1
-    offsets[1] = 1
-    offsets[2] = -stride
-    offsets[3] = stride
+    board.nbrs4(stride, offsets)
     while s != board.NO_POINT:
         for k in range(4):
             q = s + offsets[k]
@@ -280,13 +274,9 @@ cdef inline int save_moves(const BoardState* b, color_t c, point_t* cand) noexce
     cdef point_t seen[4]
     cdef int n_seen = 0
     cdef int n = 0
-    cdef int k, j
-    cdef bint dup
+    cdef int k
     cdef int offsets[4]
-    offsets[0] = -1
-    offsets[1] = 1
-    offsets[2] = -b.stride
-    offsets[3] = b.stride
+    board.nbrs4(b.stride, offsets)
     for k in range(4):
         q = last + offsets[k]
         if b.color[q] != c:
@@ -294,10 +284,7 @@ cdef inline int save_moves(const BoardState* b, color_t c, point_t* cand) noexce
         g = b.group[q]
         if b.groups[g].n_libs != 1:
             continue
-        dup = False
-        for j in range(n_seen):
-            dup = dup or seen[j] == g
-        if dup:
+        if board.in_list(seen, n_seen, g):
             continue
         seen[n_seen] = g
         n_seen += 1

@@ -472,10 +472,7 @@ cdef int block_libs(const BoardState* b, point_t gid, point_t* out, uint8_t* see
     cdef int n = 0, k
     cdef point_t s = gid, q
     cdef int d[4]
-    d[0] = -1
-    d[1] = 1
-    d[2] = -b.stride
-    d[3] = b.stride
+    board.nbrs4(b.stride, d)
     while s != 0:
         for k in range(4):
             q = s + d[k]
@@ -522,10 +519,7 @@ cdef int atari_neighbour_libs(const BoardState* b, point_t gid, color_t other, p
     cdef int n = 0, k
     cdef point_t s = gid, q, og, lib
     cdef int d[4]
-    d[0] = -1
-    d[1] = 1
-    d[2] = -b.stride
-    d[3] = b.stride
+    board.nbrs4(b.stride, d)
     while s != 0:
         for k in range(4):
             q = s + d[k]
@@ -561,10 +555,7 @@ cdef int generate(CaptureGoal* g, const BoardState* b, color_t mover, point_t* o
     cdef point_t gid = b.group[g.goal], q, p, og
     cdef color_t defender = 3 - g.attacker
     cdef int d[4]
-    d[0] = -1
-    d[1] = 1
-    d[2] = -b.stride
-    d[3] = b.stride
+    board.nbrs4(b.stride, d)
     memset(seen, 0, sizeof(seen))
     n_libs = block_libs(b, gid, libs, seen)
     sort_points(libs, n_libs)
@@ -646,10 +637,7 @@ cdef bint captures_ko_stone(const BoardState* b, point_t m, color_t c) noexcept 
     cdef int d[4]
     cdef int k
     cdef point_t q
-    d[0] = -1
-    d[1] = 1
-    d[2] = -b.stride
-    d[3] = b.stride
+    board.nbrs4(b.stride, d)
     for k in range(4):
         q = m + d[k]
         if b.color[q] == 3 - c and b.groups[b.group[q]].n_libs == 1 and b.groups[b.group[q]].n_stones == 1:
@@ -665,10 +653,7 @@ cdef bint goal_ko_capture(const BoardState* b, point_t gid, point_t m, color_t c
     cdef point_t q
     if b.groups[gid].n_stones != 1 or b.groups[gid].n_libs != 1:
         return False
-    d[0] = -1
-    d[1] = 1
-    d[2] = -b.stride
-    d[3] = b.stride
+    board.nbrs4(b.stride, d)
     for k in range(4):
         q = m + d[k]
         if b.color[q] == EMPTY or b.color[q] == c:
@@ -684,10 +669,7 @@ cdef int child_value(CaptureGoal* g, const BoardState* b, point_t m, color_t mov
     cdef int lg, k, n
     cdef bint adjacent = False, captures = False
     cdef int d[4]
-    d[0] = -1
-    d[1] = 1
-    d[2] = -b.stride
-    d[3] = b.stride
+    board.nbrs4(b.stride, d)
     for k in range(4):
         q = m + d[k]
         if b.color[q] != EMPTY and b.color[q] != EDGE:

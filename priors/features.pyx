@@ -231,7 +231,8 @@ cdef void cfg_distances(const BoardState* b, point_t start, int16_t* dist, point
     cdef int head = 0, tail = 0, k, n_points = b.stride * b.stride
     cdef point_t u, v, x
     cdef int16_t du
-    cdef point_t nbr[4]
+    cdef int d[4]
+    board.nbrs4(b.stride, d)
     for k in range(n_points):
         dist[k] = CFG_CAP
     if b.color[start] == BLACK or b.color[start] == WHITE:
@@ -251,12 +252,8 @@ cdef void cfg_distances(const BoardState* b, point_t start, int16_t* dist, point
         du = dist[u] + 1
         if du >= CFG_CAP:
             continue
-        nbr[0] = u - 1
-        nbr[1] = u + 1
-        nbr[2] = u - b.stride
-        nbr[3] = u + b.stride
         for k in range(4):
-            v = nbr[k]
+            v = u + d[k]
             if b.color[v] == EDGE or dist[v] <= du:
                 continue
             if b.color[v] == EMPTY:
@@ -281,33 +278,32 @@ cdef inline int circ(int r1, int c1, int r2, int c2) noexcept nogil:
 cdef bint touches_own_atari(const BoardState* b, point_t g, color_t c) noexcept nogil:
     """Does a stone of chain g touch a chain of colour c in atari?"""
     cdef point_t x = g, y
-    cdef point_t nbr[4]
+    cdef int d[4]
     cdef int k
+    board.nbrs4(b.stride, d)
     while x != 0:
-        nbr[0] = x - 1
-        nbr[1] = x + 1
-        nbr[2] = x - b.stride
-        nbr[3] = x + b.stride
         for k in range(4):
-            y = nbr[k]
+            y = x + d[k]
             if b.color[y] == c and b.groups[b.group[y]].n_libs == 1:
                 return True
         x = b.next_stone[x]
     return False
 
 
-cdef int capture_level(Workspace* w, const BoardState* b, point_t p, point_t g, color_t c,
-                       const point_t* nbr) noexcept nogil:
+cdef int capture_level(Workspace* w, const BoardState* b, point_t p, point_t g, color_t c) noexcept nogil:
     """Level of capturing chain g (in atari, liberty p) by c: the highest of Table 5.1 that applies."""
-    cdef point_t last = b.last_move
+    cdef point_t last = b.last_move, q
+    cdef int d[4]
     cdef int k
+    board.nbrs4(b.stride, d)
     if touches_own_atari(b, g, c):
         return 6 if b.groups[g].n_stones >= 10 else 5
     if last > 0 and b.color[last] == 3 - c:
         if b.group[last] == g:
             return 4
         for k in range(4):
-            if b.group[nbr[k]] == b.group[last] and b.color[nbr[k]] == 3 - c:
+            q = p + d[k]
+            if b.group[q] == b.group[last] and b.color[q] == 3 - c:
                 return 3
     if is_caught(&w.ladder, b, g):
         return 2
@@ -316,30 +312,24 @@ cdef int capture_level(Workspace* w, const BoardState* b, point_t p, point_t g, 
 
 cdef void tactical_levels(Workspace* w, const BoardState* b, point_t p, color_t c, int32_t* lv) noexcept nogil:
     cdef color_t o = 3 - c
-    cdef point_t nbr[4]
+    cdef int d[4]
     cdef point_t seen[4]
     cdef point_t g, y
-    cdef int k, j, n_seen = 0, level, n, size
-    cdef bint played = False, dup
-    nbr[0] = p - 1
-    nbr[1] = p + 1
-    nbr[2] = p - b.stride
-    nbr[3] = p + b.stride
+    cdef int k, n_seen = 0, level, n, size
+    cdef bint played = False
+    board.nbrs4(b.stride, d)
     for k in range(4):
-        y = nbr[k]
+        y = p + d[k]
         if b.color[y] != BLACK and b.color[y] != WHITE:
             continue
         g = b.group[y]
-        dup = False
-        for j in range(n_seen):
-            dup = dup or seen[j] == g
-        if dup:
+        if board.in_list(seen, n_seen, g):
             continue
         seen[n_seen] = g
         n_seen += 1
         n = b.groups[g].n_libs
         if b.color[y] == o and n == 1:
-            level = capture_level(w, b, p, g, c, nbr)
+            level = capture_level(w, b, p, g, c)
             if level > lv[G_CAPTURE]:
                 lv[G_CAPTURE] = level
         elif b.color[y] == o and n == 2:

@@ -17,14 +17,6 @@ cdef void ladder_free(Ladder* r) noexcept nogil:
     r.stack = NULL
 
 
-cdef inline bint has_tried(const point_t* tried, int n, point_t p) noexcept nogil:
-    cdef int i
-    for i in range(n):
-        if tried[i] == p:
-            return True
-    return False
-
-
 cdef bint attacker_catches(Ladder* r, const BoardState* b, point_t stone, int depth) noexcept nogil:
     """The defender has just moved; the attacker moves next. True if the group at `stone` is caught."""
     cdef point_t g = b.group[stone], lib
@@ -60,7 +52,7 @@ cdef bint defender_caught(Ladder* r, const BoardState* b, point_t stone, int dep
     cdef color_t d = b.color[stone]
     cdef color_t a = 3 - d
     cdef point_t tried[16]
-    cdef point_t nbr[4]
+    cdef int off[4]
     cdef int n_tried = 0, k
     cdef BoardState* nb
     r.nodes += 1
@@ -68,19 +60,16 @@ cdef bint defender_caught(Ladder* r, const BoardState* b, point_t stone, int dep
         r.bounded = True
         return False
     nb = &r.stack[depth]
+    board.nbrs4(b.stride, off)
     # Capture an attacking group in atari that touches ours (this also gains liberties).
     x = g
     while x != 0:
-        nbr[0] = x - 1
-        nbr[1] = x + 1
-        nbr[2] = x - b.stride
-        nbr[3] = x + b.stride
         for k in range(4):
-            y = nbr[k]
+            y = x + off[k]
             if b.color[y] != a or b.groups[b.group[y]].n_libs != 1:
                 continue
             cap = b.groups[b.group[y]].libs[0]
-            if n_tried == 16 or has_tried(tried, n_tried, cap):
+            if n_tried == 16 or board.in_list(tried, n_tried, cap):
                 continue
             tried[n_tried] = cap
             n_tried += 1
@@ -92,7 +81,7 @@ cdef bint defender_caught(Ladder* r, const BoardState* b, point_t stone, int dep
         x = b.next_stone[x]
     # Extend from atari.
     cap = b.groups[g].libs[0]
-    if not has_tried(tried, n_tried, cap) and board.is_legal(b, cap, d):
+    if not board.in_list(tried, n_tried, cap) and board.is_legal(b, cap, d):
         nb[0] = b[0]
         board.play(nb, cap, d)
         if not attacker_catches(r, nb, stone, depth + 1):
