@@ -1,0 +1,26 @@
+"""The engine presets in configs/ that name a prior load it, with its shipped model, and it predicts."""
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from engine.board import BLACK, Board
+from engine.config import load_config
+from priors.base import make_prior
+
+CONFIGS = Path(__file__).resolve().parents[2] / "configs"
+PRESETS = ["mm.yaml", "fbt.yaml"]
+
+
+@pytest.mark.parametrize("name", PRESETS)
+def test_a_prior_preset_loads_its_shipped_model(name):
+    params = load_config(str(CONFIGS / name))
+    prior = make_prior(params.prior.name, params.prior.model)
+    assert prior.name == params.prior.name == name.removesuffix(".yaml")
+    board = Board(19)
+    board.play(board.point(15, 15), BLACK)          # Q16
+    p = prior.evaluate(board, 3 - BLACK)
+    assert p.shape == (19 * 19 + 1,) and p.sum() == pytest.approx(1.0, abs=1e-5)
+    assert p[15 * 19 + 15] == 0                      # the occupied point
+    corner_area = p.reshape(-1)[:-1].reshape(19, 19)[[2, 2, 3, 15, 16], [15, 16, 3, 3, 2]].sum()
+    assert corner_area > 20 * p[9 * 19 + 9]          # expert priors favour the corners over tengen here
