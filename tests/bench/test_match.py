@@ -198,6 +198,39 @@ def test_an_interrupted_run_resumes_without_replaying_games(tmp_path):
     assert [i["games_already_played"] for i in meta["invocations"]] == [0, 2]
 
 
+def test_a_head_to_head_between_two_tesuji_variants_is_played_and_refereed(tmp_path):
+    tesuji = "python -m gtp.cli gtp --set search.playouts=150 --set search.seed={seed}"
+    config = write_config(tmp_path, f"""
+        name: h2h
+        board_size: 7
+        komi: 7.5
+        games: 2
+        referee: {REFEREE}
+        player:
+          command: {tesuji} --config configs/mm.yaml
+          label: Tesuji-mm
+        opponent:
+          command: {tesuji} --set prior.name=none
+          label: Tesuji-none
+    """)
+    root = Path(__file__).resolve().parents[2]
+    out = tmp_path / "run"
+    proc = subprocess.run([sys.executable, "-m", "bench.match", str(config), "--jobs", "2", "--out", str(out),
+                           "--no-progress"], cwd=root, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    games = sorted(records(out), key=lambda r: r["game"])
+    assert [r["player_colour"] for r in games] == ["b", "w"]
+    for r in games:
+        assert r["fault"] is None and r["reason"] is None and r["result"] not in (None, "Void")
+        assert "configs/mm.yaml" in r["player_command"] and "prior.name=none" in r["opponent_command"]
+        assert r["engine_results"] is not None and len(r["moves"]) > 10
+        if r["end"] == "passes":
+            assert r["result_referee"] and not r["disagreement"]
+    engines = json.loads((out / "run.json").read_text())["engines"]
+    assert engines["player:main"]["name"] == engines["opponent"]["name"] == "Tesuji"   # from GTP `name`
+    assert "Tesuji-mm" in proc.stdout and "Tesuji-none" in (out / "main.dat").read_text()
+
+
 def start_hanging_match(tmp_path) -> tuple[subprocess.Popen, Path]:
     """`python -m bench.match` in its own session, two games under way whose player hangs; returns the
     process and the file listing the pids of the engines started."""
