@@ -10,7 +10,7 @@ from priors.base import PRIORS, ModelError, save_model
 from priors.competitions import CompetitionBuilder
 from priors.fbt import FBTPrior
 from priors.patterns import PatternSet
-from tests.priors.positions import POSITION, hand_positions
+from tests.priors.positions import POSITION, assert_evaluate_contract, hand_positions
 
 COUNTS = np.array([4, 5, 3, 6])          # a small feature set: levels per group, level 0 included
 OFFSETS = mm.group_offsets(COUNTS)
@@ -373,12 +373,8 @@ def test_fbt_is_registered():
 
 @pytest.mark.parametrize("color", [BLACK, WHITE])
 def test_evaluate_contract(fitted, color):
-    board = Board.from_ascii(POSITION)
-    p = fitted.evaluate(board, color)
-    assert p.dtype == np.float32 and p.shape == (50,)
-    assert p.sum() == pytest.approx(1.0, abs=1e-5)
+    board, p = assert_evaluate_contract(fitted, color)
     legal = board.legal_points(color)
-    assert np.all(p[:-1][~legal] == 0) and np.all(p[:-1][legal] > 0) and p[-1] > 0
     index, energy = fitted.strengths(board, color)
     assert index[-1] == 49 and len(index) == legal.sum() + 1
     expected = np.exp(energy - energy.max())

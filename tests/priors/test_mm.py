@@ -8,7 +8,7 @@ from priors.base import PRIORS, ModelError
 from priors.competitions import CompetitionBuilder, build_competitions, concatenate
 from priors.mm import MMPrior
 from priors.patterns import PatternSet
-from tests.priors.positions import POSITION, hand_positions
+from tests.priors.positions import POSITION, assert_evaluate_contract, hand_positions
 
 
 def synthetic(true_log_gammas, n_competitions, rng, sizes=(5, 40)):
@@ -100,12 +100,7 @@ def test_mm_is_registered():
 
 @pytest.mark.parametrize("color", [BLACK, WHITE])
 def test_evaluate_contract(fitted, color):
-    board = Board.from_ascii(POSITION)
-    p = fitted.evaluate(board, color)
-    assert p.dtype == np.float32 and p.shape == (50,)
-    assert p.sum() == pytest.approx(1.0, abs=1e-5)
-    legal = board.legal_points(color)
-    assert np.all(p[:-1][~legal] == 0) and np.all(p[:-1][legal] > 0) and p[-1] > 0
+    assert_evaluate_contract(fitted, color)
 
 
 def test_fit_learns_the_expert_moves(fitted):
