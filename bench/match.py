@@ -287,6 +287,15 @@ def _worker_init() -> None:
         pass
 
 
+def _play_in_pool(task: GameTask) -> dict:
+    """play_game in a pool worker. A SIGTERM ends the game through its `finally` (which closes the
+    engines) and then the worker too, where the pool would otherwise wait for its next game."""
+    try:
+        return play_game(task)
+    except SystemExit as e:
+        os._exit(e.code if isinstance(e.code, int) else 1)
+
+
 def _terminate_workers(executor: cf.ProcessPoolExecutor) -> None:
     """Stop a pool's workers now, mid-game (Python 3.14 has ProcessPoolExecutor.terminate_workers)."""
     terminate = getattr(executor, "terminate_workers", None)
@@ -308,7 +317,8 @@ def play(run: Run, executor: cf.Executor, progress: bool = True) -> int:
     total = run.cfg.games * len(run.cfg.variants)
     bar = tqdm(total=total, initial=total - len(tasks), desc=run.cfg.name, unit="game",
                disable=not progress, dynamic_ncols=True)
-    futures = {executor.submit(play_game, task): task for task in tasks}
+    fn = _play_in_pool if isinstance(executor, cf.ProcessPoolExecutor) else play_game
+    futures = {executor.submit(fn, task): task for task in tasks}
     try:
         bar.set_postfix_str(run.score_line())
         for future in cf.as_completed(futures):
