@@ -407,25 +407,33 @@ def gradient(const level_t[:, ::1] levels, const int32_t[::1] mult, const int64_
 
 # --- scoring and play --------------------------------------------------------------------------------
 
+cdef int energies_into(const level_t[:, ::1] levels, const Model* m, int32_t* feat, double[::1] out,
+                       double* sums, int64_t sums_stride) noexcept nogil:
+    """out[t] = E_t of Eq. (1) for every row of levels, S_t left at sums + t * sums_stride (stride 0: one
+    scratch row; sums may be NULL only when k = 0). Returns 0 or BAD_LEVEL."""
+    cdef int64_t t
+    cdef int nf
+    for t in range(levels.shape[0]):
+        nf = team_features(&levels[t, 0], m, feat)
+        if nf < 0:
+            return nf
+        out[t] = team_energy(feat, nf, m, sums + t * sums_stride if sums != NULL else NULL)
+    return 0
+
+
 def team_energies(const level_t[:, ::1] levels, const int64_t[::1] offsets, const int64_t[::1] counts,
                   const int64_t[::1] groups, const double[::1] w, const double[::1] v, int k, double[::1] out):
     """out[t] = E_t of Eq. (1) for every row of levels (teams, or the candidates of one position).
     O(|G| k) per row. Returns 0 or BAD_LEVEL."""
     cdef Model m = make_model(offsets, counts, groups, levels.shape[1], w, v, k, 0.0)
-    cdef int64_t t
-    cdef int nf, error = 0
+    cdef int error
     cdef int32_t* feat = <int32_t*>malloc((m.n_used + 1) * sizeof(int32_t))
     cdef double* S = <double*>malloc((k + 1) * sizeof(double))
     if feat == NULL or S == NULL:
         free(feat); free(S)
         raise MemoryError()
     with nogil:
-        for t in range(levels.shape[0]):
-            nf = team_features(&levels[t, 0], &m, feat)
-            if nf < 0:
-                error = nf
-                break
-            out[t] = team_energy(feat, nf, &m, S)
+        error = energies_into(levels, &m, feat, out, S, 0)
         free(feat); free(S)
     return error
 
@@ -496,18 +504,12 @@ def team_sums(const level_t[:, ::1] levels, const int64_t[::1] offsets, const in
               double[::1] energies, double[::1] sums):
     """Fresh E_t (Eq. 1) and S_t (sums (T * k,), the cache of Eqs. 11-12) for every team."""
     cdef Model m = make_model(offsets, counts, groups, levels.shape[1], w, v, k, 0.0)
-    cdef int64_t t
-    cdef int nf, error = 0
+    cdef int error
     cdef int32_t* feat = <int32_t*>malloc((m.n_used + 1) * sizeof(int32_t))
     if feat == NULL:
         raise MemoryError()
     with nogil:
-        for t in range(levels.shape[0]):
-            nf = team_features(&levels[t, 0], &m, feat)
-            if nf < 0:
-                error = nf
-                break
-            energies[t] = team_energy(feat, nf, &m, &sums[t * k] if k > 0 else NULL)
+        error = energies_into(levels, &m, feat, energies, &sums[0] if k > 0 else NULL, k)
         free(feat)
     return error
 

@@ -386,11 +386,8 @@ def train(config: TrainConfig, scheduler: str = "", log=print):
     log(f"training competitions: {len(comps)} ({comps.nbytes() / 1e6:.0f} MB, "
         f"{len(comps.levels) / max(1, len(comps)):.0f} distinct teams each); games {data.stats}")
     fit_start = time.time()
-    if config.model == "mm":
-        prior, curve = fit_mm(config, data)
-    else:
-        prior, curve = fit_fbt(config, data)
-    final = prior.info_.pop("final", curve[-1] if curve else {})
+    fit = fit_mm if config.model == "mm" else fit_fbt
+    prior, curve, final = fit(config, data)
     prior.info_.update(
         config=json.loads(json.dumps(asdict(config))),
         train_games=data.stats,
@@ -407,7 +404,8 @@ def train(config: TrainConfig, scheduler: str = "", log=print):
     return prior
 
 
-def fit_mm(config: TrainConfig, data: TrainingData) -> tuple[mm.MMPrior, list[dict]]:
+def fit_mm(config: TrainConfig, data: TrainingData) -> tuple[mm.MMPrior, list[dict], dict]:
+    """MM with a point per sweep; the model is the last sweep's, which is the point returned."""
     patterns, validation = data.patterns, data.validation
     prior = mm.MMPrior(config.mm.n_iterations, config.mm.tolerance, config.mm.groups,
                        config.patterns.min_count)
@@ -427,10 +425,11 @@ def fit_mm(config: TrainConfig, data: TrainingData) -> tuple[mm.MMPrior, list[di
     # The callback scores the gammas at the end of each sweep; the last point is the saved model.
     prior.fit_competitions(data.comps, patterns, on_sweep)
     bar.close()
-    return prior, curve
+    return prior, curve, curve[-1] if curve else {}
 
 
-def fit_fbt(config: TrainConfig, data: TrainingData) -> tuple[fbt.FBTPrior, list[dict]]:
+def fit_fbt(config: TrainConfig, data: TrainingData) -> tuple[fbt.FBTPrior, list[dict], dict]:
+    """FBT or LFR with a point per epoch; early stopping keeps the best validation epoch, the point returned."""
     c = config.fbt
     prior = fbt.FBTPrior(k=c.k, loss=c.loss, gradient=c.gradient, n_samples=c.n_samples,
                          learning_rate=c.learning_rate, lr_decay=c.lr_decay, lambda_w=c.lambda_w, lambda_v=c.lambda_v,
@@ -449,11 +448,7 @@ def fit_fbt(config: TrainConfig, data: TrainingData) -> tuple[fbt.FBTPrior, list
     validation = data.validation if data.validation is not None and len(data.validation) else None
     prior.fit_competitions(data.comps, data.patterns, validation, on_epoch)
     bar.close()
-    # Early stopping keeps the best validation epoch, which is what the model file holds.
-    scored = [p for p in curve if p.get("val_top1") is not None]
-    if scored:
-        prior.info_["final"] = max(scored, key=lambda p: (p["val_top1"], -p["epoch"]))
-    return prior, curve
+    return prior, curve, curve[prior.info_["best_epoch"] - 1] if curve else {}
 
 
 def report_gammas(prior: mm.MMPrior, log=print) -> None:
