@@ -335,8 +335,11 @@ def play(run: Run, executor: cf.Executor, progress: bool = True) -> int:
             bar.set_postfix_str(run.score_line())
             run.write_reports(with_plot=False)
     except BaseException:
-        for future in futures:
-            future.cancel()
+        # A process pool whose workers are terminated fails its queued futures itself; cancelling
+        # them first makes Python 3.11's pool thread die on InvalidStateError with a traceback.
+        if not isinstance(executor, cf.ProcessPoolExecutor):
+            for future in futures:
+                future.cancel()
         raise
     finally:
         bar.close()

@@ -232,12 +232,12 @@ def test_a_head_to_head_between_two_tesuji_variants_is_played_and_refereed(tmp_p
 
 
 def start_hanging_match(tmp_path) -> tuple[subprocess.Popen, Path]:
-    """`python -m bench.match` in its own session, two games under way whose player hangs; returns the
-    process and the file listing the pids of the engines started."""
+    """`python -m bench.match` in its own session, two games under way whose player hangs and two more
+    queued; returns the process and the file listing the pids of the engines started."""
     pids = tmp_path / "pids"
     config = write_config(tmp_path, f"""
         board_size: 5
-        games: 2
+        games: 4
         player:
           command: {FAKE} --fail hang --at 1 --pidfile {pids}
           timeout: 60
