@@ -20,6 +20,7 @@ import sys
 import time
 from concurrent.futures import Executor, ProcessPoolExecutor
 from dataclasses import asdict, dataclass, field, fields, replace
+from functools import partial
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator
 
@@ -190,20 +191,20 @@ def check(c: TrainConfig) -> None:
 
 # --- work on chunks of games (runs in worker processes) ---------------------------------------
 
-def _dataset(data: DataConfig, split: str, sample: float, max_games: int | None) -> GameDataset:
+def split_dataset(data: DataConfig, split: str, sample: float, max_games: int | None) -> GameDataset:
     return GameDataset(data.data_dir, data.archives, split, data.fractions, sample, data.augment,
                        data.seed, max_games, data.size)
 
 
 def count_chunk(data: DataConfig, sample: float, games: list[tuple[str, bytes]]):
-    ds = _dataset(data, "train", sample, None)
+    ds = split_dataset(data, "train", sample, None)
     counter = count_patterns(p for gid, raw in games for p in ds.positions_of(gid, raw))
     return counter, ds.stats
 
 
 def compete_chunk(data: DataConfig, split: str, sample: float, patterns: PatternSet | None,
                   games: list[tuple[str, bytes]]):
-    ds = _dataset(data, split, sample, None)
+    ds = split_dataset(data, split, sample, None)
     comps = build_competitions((p for gid, raw in games for p in ds.positions_of(gid, raw)), patterns)
     return comps, ds.stats
 
@@ -283,9 +284,8 @@ class TrainingData:
 
 def extract(config: TrainConfig, scheduler: str = "", log=print) -> TrainingData:
     """Harvest patterns, then build the training and validation competitions."""
-    from functools import partial
     executor = make_executor(config, scheduler)
-    train_ds = _dataset(config.data, "train", config.data.sample, config.data.max_games)
+    train_ds = split_dataset(config.data, "train", config.data.sample, config.data.max_games)
     ids = train_ds.game_ids()
     log(f"training games: {len(ids)} of the train split of {', '.join(config.data.archives)}")
 
@@ -310,7 +310,7 @@ def extract(config: TrainConfig, scheduler: str = "", log=print) -> TrainingData
 
     validation = None
     if config.validation.max_games > 0:
-        val_ds = _dataset(config.data, "validation", config.validation.sample, config.validation.max_games)
+        val_ds = split_dataset(config.data, "validation", config.validation.sample, config.validation.max_games)
         n_val = len(val_ds.game_ids())
         parts = run_chunks(executor, partial(compete_chunk, config.data, "validation",
                                              config.validation.sample, patterns),
@@ -340,8 +340,7 @@ def save_cache(folder: Path, data: TrainingData) -> None:
     tmp.mkdir(parents=True, exist_ok=True)
     for prefix, comps in (("train", data.comps), ("val", data.validation)):
         if comps is not None:
-            for name in _COMP_FIELDS:
-                np.save(tmp / f"{prefix}_{name}.npy", getattr(comps, name))
+            save_competitions(tmp, prefix, comps)
     if data.patterns is not None:
         for name in ("keys", "sizes", "counts"):
             np.save(tmp / f"patterns_{name}.npy", getattr(data.patterns, name))
@@ -349,12 +348,20 @@ def save_cache(folder: Path, data: TrainingData) -> None:
     tmp.rename(folder)
 
 
-def load_cache(folder: Path) -> TrainingData:
-    def comps(prefix: str) -> Competitions | None:
-        if not (folder / f"{prefix}_levels.npy").exists():
-            return None
-        return Competitions(*(np.load(folder / f"{prefix}_{n}.npy", allow_pickle=False) for n in _COMP_FIELDS))
+def save_competitions(folder: Path, prefix: str, comps: Competitions) -> None:
+    for name in _COMP_FIELDS:
+        np.save(folder / f"{prefix}_{name}.npy", getattr(comps, name))
 
+
+def load_competitions(folder: Path, prefix: str) -> Competitions | None:
+    """Competitions saved under `prefix` in `folder`, or None when there are none."""
+    if not all((folder / f"{prefix}_{n}.npy").exists() for n in _COMP_FIELDS):
+        return None
+    return Competitions(*(np.load(folder / f"{prefix}_{n}.npy", allow_pickle=False) for n in _COMP_FIELDS))
+
+
+def load_cache(folder: Path) -> TrainingData:
+    comps = partial(load_competitions, folder)
     patterns = None
     if (folder / "patterns_keys.npy").exists():
         patterns = PatternSet(*(np.load(folder / f"patterns_{n}.npy", allow_pickle=False)
@@ -362,11 +369,15 @@ def load_cache(folder: Path) -> TrainingData:
     return TrainingData(comps("train"), comps("val"), patterns, json.loads((folder / "stats.json").read_text()))
 
 
+def cache_folder(config: TrainConfig) -> Path:
+    return Path(config.cache_dir).expanduser() / cache_key(config)
+
+
 def training_data(config: TrainConfig, scheduler: str = "", log=print) -> TrainingData:
     """Extract the data, or read it back from the cache when `cache_dir` holds it."""
     if not config.cache_dir:
         return extract(config, scheduler, log)
-    folder = Path(config.cache_dir).expanduser() / cache_key(config)
+    folder = cache_folder(config)
     if (folder / "stats.json").exists():
         log(f"competitions read from the cache {folder}")
         return load_cache(folder)

@@ -1,0 +1,303 @@
+"""FBT against LFR over several seeds, scored on unseen games: the paper's "mean of 5 runs".
+
+    python -m bench.fbt_runs configs/bench-fbt-runs.yaml [--only CELL ...] [--seeds 1 2 ...] [--data DIR]
+
+Xiao and Mueller report every accuracy as the mean of 5 runs, because the factor vectors start at
+random; one run each cannot separate methods that differ by less than the spread between seeds
+(0.64 to 0.82 points in the paper). Each cell of the config (feature set, k, loss, gradient) is
+trained once per seed on the same cached competitions (`priors.train`'s `cache_dir`) and scored on
+the test split's competitions, which are extracted once per feature set and cached beside them.
+Every finished (cell, seed) is appended to runs.jsonl in the output folder, so an interrupted bench
+resumes where it stopped. The folder also gets summary.json, summary.txt and top1.png.
+
+Scoring is `priors.fbt.score` (ties pessimistic: the expert move's rank counts every candidate
+scored at least as high), the same ranks `python -m priors.evaluate` gives position by position.
+"""
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import math
+import statistics
+import sys
+import time
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import yaml
+
+from priors import fbt
+from priors.competitions import Competitions, concatenate
+from priors.train import (TrainConfig, TrainingData, cache_folder, compete_chunk, fit_fbt,
+                          load_competitions, load_config, run_chunks, save_competitions, split_dataset,
+                          training_data)
+
+TOP_K = 20
+PHASE_MOVES = 30
+N_PHASES = 12
+
+
+class BenchConfigError(ValueError):
+    """The bench config is wrong; the message names the key."""
+
+
+@dataclass(frozen=True)
+class Cell:
+    name: str
+    overrides: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class BenchConfig:
+    train: str                     # the training config every cell starts from
+    seeds: tuple[int, ...]
+    test_sample: float             # share of the test split's positions scored
+    test_archives: tuple[str, ...]  # archives whose test split is scored (default: the training ones)
+    out: str
+    cells: tuple[Cell, ...]
+    compare: tuple[tuple[str, str], ...]   # (a, b): report a - b
+
+
+def load_bench_config(path: str | Path) -> BenchConfig:
+    try:
+        raw = yaml.safe_load(Path(path).read_text())
+    except (OSError, yaml.YAMLError) as e:
+        raise BenchConfigError(f"{path}: {e}") from None
+    if not isinstance(raw, dict):
+        raise BenchConfigError(f"{path}: expected a mapping of keys")
+    unknown = set(raw) - {"train", "seeds", "test_sample", "test_archives", "out", "cells", "compare"}
+    if unknown:
+        raise BenchConfigError(f"{path}: unknown key {sorted(unknown)[0]!r}")
+
+    def need(ok: bool, key: str, what: str) -> None:
+        if not ok:
+            raise BenchConfigError(f"{path}: {key} must be {what}")
+
+    need(isinstance(raw.get("train"), str), "train", "the path of a training config")
+    seeds = raw.get("seeds", [1, 2, 3, 4, 5])
+    need(isinstance(seeds, list) and seeds and all(isinstance(s, int) for s in seeds), "seeds", "a list of integers")
+    sample = raw.get("test_sample", 1.0)
+    need(isinstance(sample, (int, float)) and 0 < sample <= 1, "test_sample", "in (0, 1]")
+    archives = raw.get("test_archives", [])
+    need(isinstance(archives, list) and all(isinstance(a, str) for a in archives), "test_archives",
+         "a list of archive names")
+    cells = raw.get("cells")
+    need(isinstance(cells, list) and cells, "cells", "a list of {name, set}")
+    parsed = []
+    for i, c in enumerate(cells):
+        need(isinstance(c, dict) and isinstance(c.get("name"), str), f"cells[{i}].name", "a string")
+        sets = c.get("set", [])
+        need(isinstance(sets, list) and all(isinstance(x, str) and "=" in x for x in sets),
+             f"cells[{i}].set", "a list of KEY=VALUE overrides")
+        parsed.append(Cell(c["name"], tuple(sets)))
+    names = [c.name for c in parsed]
+    need(len(set(names)) == len(names), "cells", "named uniquely")
+    compare = raw.get("compare", [])
+    need(isinstance(compare, list) and all(isinstance(p, list) and len(p) == 2 and set(p) <= set(names)
+                                           for p in compare), "compare", "a list of [cell, cell] pairs")
+    return BenchConfig(raw["train"], tuple(seeds), float(sample), tuple(archives),
+                       str(raw.get("out", "bench/results/fbt-runs")),
+                       tuple(parsed), tuple(tuple(p) for p in compare))
+
+
+def cell_config(bench: BenchConfig, cell: Cell, data_dir: str | None) -> TrainConfig:
+    overrides = list(cell.overrides) + ([f"data.data_dir={data_dir}"] if data_dir else [])
+    config = load_config(bench.train, overrides)
+    if config.model != "fbt":
+        raise BenchConfigError(f"cells[{cell.name}]: model must be fbt, the config gives {config.model!r}")
+    if not config.cache_dir:
+        raise BenchConfigError(f"{bench.train}: cache_dir must be set (every seed reuses the competitions)")
+    return config
+
+
+def test_competitions(config: TrainConfig, data: TrainingData, sample: float, archives: tuple[str, ...] = (),
+                      log=print) -> Competitions:
+    """The test split's competitions with this feature set, extracted once and cached."""
+    folder = cache_folder(config)
+    test_data = replace(config.data, archives=tuple(archives)) if archives else config.data
+    prefix = "test-" + hashlib.sha256(json.dumps([list(test_data.archives), sample]).encode()).hexdigest()[:8]
+    comps = load_competitions(folder, prefix)
+    if comps is not None:
+        return comps
+    ds = split_dataset(test_data, "test", sample, None)
+    n_games = len(ds.game_ids())
+    log(f"test competitions: {n_games} games of the test split of {', '.join(test_data.archives)}, "
+        f"positions sampled at {sample:g}")
+    parts = run_chunks(None, lambda games: compete_chunk(test_data, "test", sample, data.patterns, games),
+                       ds.games(), config.chunk_games, n_games, "test")
+    comps = concatenate([c for c, _ in parts])
+    save_competitions(folder, prefix, comps)
+    return comps
+
+
+def test_scores(prior: fbt.FBTPrior, test: Competitions) -> dict[str, Any]:
+    """Top-1 to top-20, mean log-likelihood and top-1 per 30-move phase on the test competitions."""
+    loglik, rank = fbt.score(test, prior.w_, prior.v_, fbt.group_offsets(prior.level_counts_))
+    phase = np.minimum((test.move_numbers - 1) // PHASE_MOVES, N_PHASES - 1)
+    return {
+        "positions": int(len(rank)),
+        "top_k": [round(float(np.mean(rank <= k)), 6) for k in range(1, TOP_K + 1)],
+        "mean_loglik": round(float(np.mean(loglik)), 5),
+        "phase_top1": [round(float(np.mean(rank[phase == p] == 1)), 5) if np.any(phase == p) else None
+                       for p in range(N_PHASES)],
+    }
+
+
+def fit_seed(config: TrainConfig, seed: int, data: TrainingData) -> tuple[fbt.FBTPrior, dict]:
+    """The cell's model trained with this seed, and its kept validation point."""
+    prior, _, kept = fit_fbt(replace(config, fbt=replace(config.fbt, seed=seed)), data)
+    return prior, kept
+
+
+def run_one(config: TrainConfig, seed: int, data: TrainingData, test: Competitions) -> dict[str, Any]:
+    start = time.time()
+    prior, kept = fit_seed(config, seed, data)
+    return {"seed": seed, "fit_seconds": round(time.time() - start, 1), "best_epoch": prior.info_["best_epoch"],
+            "epochs_run": prior.info_["epochs_run"], "val_top1": kept.get("val_top1"),
+            "test": test_scores(prior, test)}
+
+
+def read_runs(path: Path) -> dict[tuple[str, int], dict]:
+    runs = {}
+    if path.exists():
+        for line in path.read_text().splitlines():
+            if line.strip():
+                r = json.loads(line)
+                runs[(r["cell"], r["seed"])] = r
+    return runs
+
+
+def describe(values: list[float]) -> dict[str, float]:
+    sd = statistics.stdev(values) if len(values) > 1 else 0.0
+    return {"n": len(values), "mean": statistics.fmean(values), "sd": sd,
+            "min": min(values), "max": max(values)}
+
+
+def summarize(bench: BenchConfig, runs: dict[tuple[str, int], dict]) -> dict[str, Any]:
+    cells = {}
+    for cell in bench.cells:
+        rs = [runs[(cell.name, s)] for s in bench.seeds if (cell.name, s) in runs]
+        if not rs:
+            continue
+        cells[cell.name] = {
+            "set": list(cell.overrides), "seeds": [r["seed"] for r in rs],
+            "top1": describe([100 * r["test"]["top_k"][0] for r in rs]),
+            "top5": describe([100 * r["test"]["top_k"][4] for r in rs]),
+            "top20": describe([100 * r["test"]["top_k"][19] for r in rs]),
+            "loglik": describe([r["test"]["mean_loglik"] for r in rs]),
+            "epochs": describe([r["epochs_run"] for r in rs]),
+            "fit_seconds": describe([r["fit_seconds"] for r in rs]),
+            "positions": rs[0]["test"]["positions"],
+        }
+    comparisons = []
+    for a, b in bench.compare:
+        if a in cells and b in cells:
+            ta, tb = cells[a]["top1"], cells[b]["top1"]
+            diff = ta["mean"] - tb["mean"]
+            se = math.sqrt(ta["sd"] ** 2 / ta["n"] + tb["sd"] ** 2 / tb["n"])
+            best_b = max(top1s(runs, b, bench.seeds))
+            comparisons.append({"a": a, "b": b, "top1_difference": diff, "se": se,
+                                "runs_of_a_above_best_b": sum(x > best_b for x in top1s(runs, a, bench.seeds))})
+    return {"cells": cells, "comparisons": comparisons}
+
+
+def top1s(runs: dict[tuple[str, int], dict], cell: str, seeds) -> list[float]:
+    return [100 * runs[(cell, s)]["test"]["top_k"][0] for s in seeds if (cell, s) in runs]
+
+
+def table(summary: dict[str, Any]) -> str:
+    lines = [f"{'cell':16s} {'runs':>4s} {'top-1 mean':>10s} {'sd':>5s} {'min':>6s} {'max':>6s} "
+             f"{'top-5':>6s} {'top-20':>6s} {'loglik':>7s} {'epochs':>6s} {'s/run':>6s}"]
+    for name, c in summary["cells"].items():
+        t = c["top1"]
+        lines.append(f"{name:16s} {t['n']:4d} {t['mean']:10.2f} {t['sd']:5.2f} {t['min']:6.2f} {t['max']:6.2f} "
+                     f"{c['top5']['mean']:6.2f} {c['top20']['mean']:6.2f} {c['loglik']['mean']:7.3f} "
+                     f"{c['epochs']['mean']:6.1f} {c['fit_seconds']['mean']:6.0f}")
+    for cmp in summary["comparisons"]:
+        lines.append(f"{cmp['a']} - {cmp['b']}: {cmp['top1_difference']:+.2f} points top-1 "
+                     f"(SE {cmp['se']:.2f}); runs of {cmp['a']} above the best of {cmp['b']}: "
+                     f"{cmp['runs_of_a_above_best_b']}")
+    return "\n".join(lines)
+
+
+def plot(bench: BenchConfig, runs: dict[tuple[str, int], dict], path: Path) -> None:
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    names = [c.name for c in bench.cells if top1s(runs, c.name, bench.seeds)]
+    fig, ax = plt.subplots(figsize=(1.2 * len(names) + 2, 4))
+    for i, name in enumerate(names):
+        ys = top1s(runs, name, bench.seeds)
+        ax.scatter([i] * len(ys), ys, s=14, color="tab:blue")
+        ax.errorbar([i + 0.15], [statistics.fmean(ys)], yerr=[statistics.stdev(ys) if len(ys) > 1 else 0],
+                    fmt="o", color="tab:red", capsize=3)
+    ax.set_xticks(range(len(names)), names, rotation=30, ha="right")
+    ax.set_ylabel("top-1 on the test split (%)")
+    ax.set_title("each seed (blue), mean and SD (red)")
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bench.fbt_runs", description=__doc__.splitlines()[0])
+    parser.add_argument("config", help="bench config (YAML), e.g. configs/bench-fbt-runs.yaml")
+    parser.add_argument("--only", nargs="+", default=None, metavar="CELL", help="run these cells only")
+    parser.add_argument("--seeds", nargs="+", type=int, default=None, help="override the config's seeds")
+    parser.add_argument("--data", default=None, help="directory of the game archives (default: the training config's)")
+    parser.add_argument("--out", default=None, help="output folder (default: the config's out)")
+    args = parser.parse_args(argv)
+    try:
+        bench = load_bench_config(args.config)
+        if args.seeds:
+            bench = replace(bench, seeds=tuple(args.seeds))
+        unknown = set(args.only or []) - {c.name for c in bench.cells}
+        if unknown:
+            raise BenchConfigError(f"--only: no cell named {sorted(unknown)[0]!r} in {args.config}")
+        out = Path(args.out or bench.out)
+        out.mkdir(parents=True, exist_ok=True)
+        runs_file = out / "runs.jsonl"
+        runs = read_runs(runs_file)
+        for cell in bench.cells:
+            if args.only and cell.name not in args.only:
+                continue
+            todo = [s for s in bench.seeds if (cell.name, s) not in runs]
+            if not todo:
+                continue
+            config = cell_config(bench, cell, args.data)
+            data = training_data(config, log=lambda m: print(m, file=sys.stderr))
+            test = test_competitions(config, data, bench.test_sample, bench.test_archives, log=lambda m: print(m, file=sys.stderr))
+            for seed in todo:
+                record = {"cell": cell.name, **run_one(config, seed, data, test)}
+                runs[(cell.name, seed)] = record
+                with runs_file.open("a") as f:
+                    f.write(json.dumps(record) + "\n")
+                print(f"{cell.name} seed {seed}: top-1 {100 * record['test']['top_k'][0]:.2f}% "
+                      f"({record['epochs_run']} epochs, {record['fit_seconds']:.0f} s)", file=sys.stderr)
+            del data, test
+    except (ValueError, OSError) as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("\ninterrupted: finished runs are in runs.jsonl; run the same command again to resume",
+              file=sys.stderr)
+        return 130
+    summary = summarize(bench, runs)
+    summary.update(config=args.config, seeds=list(bench.seeds), test_sample=bench.test_sample,
+                   test_archives=list(bench.test_archives),
+                   command="python -m bench.fbt_runs " + " ".join(argv if argv is not None else sys.argv[1:]),
+                   date=time.strftime("%Y-%m-%d %H:%M:%S"))
+    (out / "summary.json").write_text(json.dumps(summary, indent=1))
+    text = table(summary)
+    (out / "summary.txt").write_text(text + "\n")
+    if runs:
+        plot(bench, runs, out / "top1.png")
+    print(text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,129 @@
+"""The multi-seed FBT bench on a tiny 9x9 archive: runs, resume, summary, and scores equal to priors.evaluate's."""
+import io
+import json
+import tarfile
+
+import numpy as np
+import pytest
+
+from bench import fbt_runs
+from priors.train import load_config, split_dataset, training_data
+from tests.priors.test_train import random_game
+
+
+@pytest.fixture(scope="module")
+def data_dir(tmp_path_factory):
+    path = tmp_path_factory.mktemp("data")
+    with tarfile.open(path / "tiny.tar.xz", "w:xz") as tar:
+        for k in range(40):
+            data = random_game(100 + k)
+            info = tarfile.TarInfo(f"g{k}.sgf")
+            info.size = len(data)
+            tar.addfile(info, io.BytesIO(data))
+    return path
+
+
+def write_configs(tmp_path, data_dir, bench_extra: str = "") -> tuple:
+    train = tmp_path / "train.yaml"
+    train.write_text(f"""
+data:
+  data_dir: {data_dir}
+  archives: [tiny.tar.xz]
+  fractions: [0.6, 0.2, 0.2]
+  sample: 0.5
+  size: 9
+patterns:
+  min_count: 0
+model: fbt
+fbt:
+  k: 2
+  max_epochs: 3
+  learning_rate: 0.01
+validation:
+  max_games: 10
+  sample: 1.0
+cache_dir: {tmp_path / 'cache'}
+""")
+    bench = tmp_path / "bench.yaml"
+    bench.write_text(f"""
+train: {train}
+seeds: [1, 2]
+out: {tmp_path / 'out'}
+cells:
+  - {{name: FBT2, set: [fbt.k=2]}}
+  - {{name: LFR2, set: [fbt.k=2, fbt.loss=binary]}}
+compare:
+  - [FBT2, LFR2]
+""" + bench_extra)
+    return train, bench
+
+
+def test_every_cell_runs_once_per_seed_and_a_rerun_resumes(tmp_path, data_dir, capsys):
+    _, bench = write_configs(tmp_path, data_dir)
+    assert fbt_runs.main([str(bench)]) == 0
+    out = tmp_path / "out"
+    runs = [json.loads(line) for line in (out / "runs.jsonl").read_text().splitlines()]
+    assert sorted((r["cell"], r["seed"]) for r in runs) == [("FBT2", 1), ("FBT2", 2), ("LFR2", 1), ("LFR2", 2)]
+    for r in runs:
+        top_k = r["test"]["top_k"]
+        assert r["test"]["positions"] > 50 and len(top_k) == 20 and top_k == sorted(top_k)
+        assert 1 <= r["best_epoch"] <= r["epochs_run"] <= 3
+    # The seeds draw different starting factors, so the two runs of a cell differ.
+    fbt_runs_ = [r for r in runs if r["cell"] == "FBT2"]
+    assert fbt_runs_[0]["test"]["mean_loglik"] != fbt_runs_[1]["test"]["mean_loglik"]
+    summary = json.loads((out / "summary.json").read_text())
+    top1 = [100 * r["test"]["top_k"][0] for r in fbt_runs_]
+    assert summary["cells"]["FBT2"]["top1"]["mean"] == pytest.approx(np.mean(top1))
+    assert summary["cells"]["FBT2"]["top1"]["sd"] == pytest.approx(np.std(top1, ddof=1))
+    cmp = summary["comparisons"][0]
+    assert cmp["top1_difference"] == pytest.approx(summary["cells"]["FBT2"]["top1"]["mean"]
+                                                   - summary["cells"]["LFR2"]["top1"]["mean"])
+    assert (out / "top1.png").is_file() and "FBT2 - LFR2" in capsys.readouterr().out
+    # A second run trains nothing: every (cell, seed) is in runs.jsonl.
+    assert fbt_runs.main([str(bench), "--seeds", "1", "2"]) == 0
+    assert len((out / "runs.jsonl").read_text().splitlines()) == 4
+    assert "seed" not in capsys.readouterr().err
+
+
+def test_test_scores_rank_as_priors_evaluate_does(tmp_path, data_dir):
+    """The bench scores competitions in bulk; priors.evaluate scores positions one by one through
+    `Prior.evaluate`. Both must rank the expert move alike."""
+    train, bench = write_configs(tmp_path, data_dir)
+    config = load_config(train, [])
+    data = training_data(config, log=lambda m: None)
+    test = fbt_runs.test_competitions(config, data, 1.0)
+    prior, _ = fbt_runs.fit_seed(config, 3, data)
+    scores = fbt_runs.test_scores(prior, test)
+    ranks = []
+    ds = split_dataset(config.data, "test", 1.0, None)
+    for game_id, raw in ds.games():
+        for pos in ds.positions_of(game_id, raw):
+            p = prior.evaluate(pos.board, pos.to_play)
+            ranks.append(int(np.count_nonzero(p >= p[pos.move_index])))
+    ranks = np.array(ranks)
+    assert scores["positions"] == len(ranks)
+    assert scores["top_k"][:5] == [round(float(np.mean(ranks <= k)), 6) for k in range(1, 6)]
+
+
+@pytest.mark.parametrize("extra, key", [
+    ("seeds: one\n", "seeds"),
+    ("test_sample: 0\n", "test_sample"),
+    ("colour: 1\n", "colour"),
+])
+def test_config_errors_name_the_key(tmp_path, data_dir, capsys, extra, key):
+    _, bench = write_configs(tmp_path, data_dir)
+    text = bench.read_text()
+    bench.write_text("\n".join(line for line in text.splitlines() if not line.startswith(extra.split(":")[0]))
+                     + "\n" + extra)
+    assert fbt_runs.main([str(bench)]) == 2
+    err = capsys.readouterr().err
+    assert key in err and "Traceback" not in err
+
+
+def test_a_comparison_of_an_unknown_cell_and_an_unknown_only_are_refused(tmp_path, data_dir, capsys):
+    _, bench = write_configs(tmp_path, data_dir, "  - [FBT2, FBT9]\n")
+    assert fbt_runs.main([str(bench)]) == 2
+    assert "compare" in capsys.readouterr().err
+    _, bench = write_configs(tmp_path, data_dir)
+    assert fbt_runs.main([str(bench), "--only", "FBT9"]) == 2
+    assert "FBT9" in capsys.readouterr().err
