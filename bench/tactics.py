@@ -673,6 +673,44 @@ def compare_ladder(item: tuple, budget: int) -> tuple:
     return ladder, r.value, r.developed
 
 
+def position_sgf(board: Board) -> bytes:
+    """The stones of a position as setup stones, with its side to move."""
+    from sgfmill import sgf
+    game = sgf.Sgf_game(board.size)
+    stones = {BLACK: set(), WHITE: set()}
+    for p in board.points():
+        if board.color_at(p) in stones:
+            stones[board.color_at(p)].add(board.coords(p))
+    root = game.get_root()
+    root.set_setup_stones(stones[BLACK], stones[WHITE])
+    root.set("PL", "b" if board.to_play == BLACK else "w")
+    return game.serialise()
+
+
+def gnugo_attacks(gnugo: str, items: list[tuple[Board, int]], timeout: float) -> list[int]:
+    """GnuGo's `attack` code (0 no capture; 1 capture; 2, 3 capture by ko) for each (position, stone)."""
+    from bench.gtpclient import GtpEngine
+    codes = []
+    with tempfile.TemporaryDirectory() as tmp:
+        engine = GtpEngine([gnugo, "--mode", "gtp", "--quiet"], timeout=timeout, cwd=tmp).start()
+        try:
+            for k, (board, stone) in enumerate(items):
+                path = Path(tmp) / f"p{k}.sgf"
+                path.write_bytes(position_sgf(board))
+                engine.send(f"loadsgf {path.name}")
+                codes.append(int(engine.send(f"attack {vertex_name(board, stone)}").split()[0]))
+        finally:
+            engine.close()
+    return codes
+
+
+def agreement(says_capture: list[bool], gnugo_codes: list[int]) -> dict[str, int]:
+    """A reader's capture verdicts against GnuGo's (any non-zero attack code is a capture)."""
+    pairs = list(zip(says_capture, (c > 0 for c in gnugo_codes)))
+    return {"both_capture": sum(a and g for a, g in pairs), "both_not": sum(not a and not g for a, g in pairs),
+            "only_reader": sum(a and not g for a, g in pairs), "only_gnugo": sum(g and not a for a, g in pairs)}
+
+
 def run_ladder(args, pool) -> dict:
     items = ladder_positions(args.data, args.ladder_games)
     rows = list(pool.map(compare_ladder, items, [args.ladder_budget] * len(items), chunksize=64))
@@ -684,6 +722,17 @@ def run_ladder(args, pool) -> dict:
            "solver_nodes_mean": float(np.mean([n for _, _, n in rows])) if rows else None}
     print(f"ladder reader vs solver (PP, local generator, L = 3, {args.ladder_budget} nodes) on {len(rows)} "
           f"two-liberty blocks: {table}", flush=True)
+    # GnuGo's reading, which we did not write, as the reference for both readers.
+    if os.path.exists(args.gnugo):
+        codes = gnugo_attacks(args.gnugo, items, args.b3_timeout)
+        out["against_gnugo"] = {
+            "ladder_reader": agreement([lad for lad, _, _ in rows], codes),
+            "solver": agreement([value == "T" for _, value, _ in rows], codes),
+            "by_cell": {key: sum(1 for (lad, value, _), c in zip(rows, codes)
+                                 if f"ladder={'T' if lad else 'F'} solver={value}" == key and c > 0)
+                        for key in table},
+        }
+        print(f"against GnuGo's attack: {out['against_gnugo']}", flush=True)
     return out
 
 
