@@ -1,57 +1,25 @@
 """The multi-seed FBT bench on a tiny 9x9 archive: runs, resume, summary, and scores equal to priors.evaluate's."""
-import io
 import json
-import tarfile
 
 import numpy as np
 import pytest
 
 from bench import fbt_runs
 from priors.train import load_config, split_dataset, training_data
-from tests.priors.test_train import random_game
-
-
-@pytest.fixture(scope="module")
-def data_dir(tmp_path_factory):
-    path = tmp_path_factory.mktemp("data")
-    with tarfile.open(path / "tiny.tar.xz", "w:xz") as tar:
-        for k in range(40):
-            data = random_game(100 + k)
-            info = tarfile.TarInfo(f"g{k}.sgf")
-            info.size = len(data)
-            tar.addfile(info, io.BytesIO(data))
-    return path
+from tests.priors.test_train import data_dir, write_config  # noqa: F401 (data_dir is a fixture)
 
 
 def write_configs(tmp_path, data_dir, bench_extra: str = "") -> tuple:
-    train = tmp_path / "train.yaml"
-    train.write_text(f"""
-data:
-  data_dir: {data_dir}
-  archives: [tiny.tar.xz]
-  fractions: [0.6, 0.2, 0.2]
-  sample: 0.5
-  size: 9
-patterns:
-  min_count: 0
-model: fbt
-fbt:
-  k: 2
-  max_epochs: 3
-  learning_rate: 0.01
-validation:
-  max_games: 10
-  sample: 1.0
-cache_dir: {tmp_path / 'cache'}
-""")
+    """A training config on the tiny archive (fbt, competitions cached) and a bench of two cells."""
+    train = write_config(tmp_path, data_dir, model="fbt", cache_dir=tmp_path / "cache")
     bench = tmp_path / "bench.yaml"
     bench.write_text(f"""
 train: {train}
 seeds: [1, 2]
 out: {tmp_path / 'out'}
 cells:
-  - {{name: FBT2, set: [fbt.k=2]}}
-  - {{name: LFR2, set: [fbt.k=2, fbt.loss=binary]}}
+  - {{name: FBT2, set: [fbt.k=2, fbt.max_epochs=3, fbt.learning_rate=0.01]}}
+  - {{name: LFR2, set: [fbt.k=2, fbt.max_epochs=3, fbt.learning_rate=0.01, fbt.loss=binary]}}
 compare:
   - [FBT2, LFR2]
 """ + bench_extra)
@@ -89,10 +57,11 @@ def test_test_scores_rank_as_priors_evaluate_does(tmp_path, data_dir):
     """The bench scores competitions in bulk; priors.evaluate scores positions one by one through
     `Prior.evaluate`. Both must rank the expert move alike."""
     train, bench = write_configs(tmp_path, data_dir)
-    config = load_config(train, [])
+    config = load_config(train, ["fbt.k=2", "fbt.max_epochs=3", "fbt.learning_rate=0.01"])
     data = training_data(config, log=lambda m: None)
     test = fbt_runs.test_competitions(config, data, 1.0)
     prior, _ = fbt_runs.fit_seed(config, 3, data)
+    assert prior.k == 2 and prior.info_["epochs_run"] <= 3
     scores = fbt_runs.test_scores(prior, test)
     ranks = []
     ds = split_dataset(config.data, "test", 1.0, None)
