@@ -5,7 +5,7 @@ GNUGO ?= /usr/games/gnugo
 DATA ?= ../shared/data
 MATCH_CONFIG ?= configs/match-quick.yaml
 
-.PHONY: install deps gnugo build test match bench-speed bench-predict bench-fbt bench-tactics check-rules train train-fbt clean
+.PHONY: install deps gnugo build test match bench-speed bench-predict bench-fbt bench-fbt-runs bench-tactics check-rules train train-fbt clean
 
 install: deps gnugo build
 
@@ -72,6 +72,13 @@ bench-fbt: install
 	  --data $(DATA) --name predict-fbt-k10
 	$(PYTHON) -m priors.evaluate $(FBT_MODELS)/fbt5-large.npz $(FBT_MODELS)/lfr5-large.npz \
 	  $(FBT_MODELS)/fbt5-small.npz $(FBT_MODELS)/lfr5-small.npz --data $(DATA) --name predict-fbt-k5
+
+# The same comparison as the paper reports it, the mean of 5 seeds per cell (configs/bench-fbt-runs.yaml;
+# bench/results/fbt-runs). Resumable; FBT_RUNS_ONLY="FBT5-small LFR5-small" picks cells. The F_small cells
+# take about 40 minutes on an idle core, the sampled-gradient cells 20, the F_large cells several hours.
+FBT_RUNS_ONLY ?=
+bench-fbt-runs: install
+	$(PYTHON) -m bench.fbt_runs configs/bench-fbt-runs.yaml --data $(DATA) $(if $(FBT_RUNS_ONLY),--only $(FBT_RUNS_ONLY))
 
 # The tactical solver: Bayesian proof search vs proof-number search (B1), learned leaf priors (B2),
 # GnuGo's reading.tst through attack/defend (B3). About 45 minutes on 2 cores.
