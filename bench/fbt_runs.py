@@ -1,6 +1,6 @@
 """FBT against LFR over several seeds, scored on unseen games: the paper's "mean of 5 runs".
 
-    python -m bench.fbt_runs configs/bench-fbt-runs.yaml [--only CELL ...] [--seeds 1 2 ...] [--data DIR]
+    python -m bench.fbt_runs configs/bench-fbt-runs.yaml [--only CELL ...] [--seeds 1 2 ...] [--data DIR] [--report]
 
 Xiao and Mueller report every accuracy as the mean of 5 runs, because the factor vectors start at
 random; one run each cannot separate methods that differ by less than the spread between seeds
@@ -176,10 +176,16 @@ def describe(values: list[float]) -> dict[str, float]:
             "min": min(values), "max": max(values)}
 
 
+def cell_runs(runs: dict[tuple[str, int], dict], cell: str) -> list[dict]:
+    """Every recorded run of a cell, by seed."""
+    return [runs[key] for key in sorted(k for k in runs if k[0] == cell)]
+
+
 def summarize(bench: BenchConfig, runs: dict[tuple[str, int], dict]) -> dict[str, Any]:
+    """Mean, SD, min and max over every recorded seed of each cell, and the configured comparisons."""
     cells = {}
     for cell in bench.cells:
-        rs = [runs[(cell.name, s)] for s in bench.seeds if (cell.name, s) in runs]
+        rs = cell_runs(runs, cell.name)
         if not rs:
             continue
         cells[cell.name] = {
@@ -198,14 +204,14 @@ def summarize(bench: BenchConfig, runs: dict[tuple[str, int], dict]) -> dict[str
             ta, tb = cells[a]["top1"], cells[b]["top1"]
             diff = ta["mean"] - tb["mean"]
             se = math.sqrt(ta["sd"] ** 2 / ta["n"] + tb["sd"] ** 2 / tb["n"])
-            best_b = max(top1s(runs, b, bench.seeds))
+            best_b = max(top1s(runs, b))
             comparisons.append({"a": a, "b": b, "top1_difference": diff, "se": se,
-                                "runs_of_a_above_best_b": sum(x > best_b for x in top1s(runs, a, bench.seeds))})
+                                "runs_of_a_above_best_b": sum(x > best_b for x in top1s(runs, a))})
     return {"cells": cells, "comparisons": comparisons}
 
 
-def top1s(runs: dict[tuple[str, int], dict], cell: str, seeds) -> list[float]:
-    return [100 * runs[(cell, s)]["test"]["top_k"][0] for s in seeds if (cell, s) in runs]
+def top1s(runs: dict[tuple[str, int], dict], cell: str) -> list[float]:
+    return [100 * r["test"]["top_k"][0] for r in cell_runs(runs, cell)]
 
 
 def table(summary: dict[str, Any]) -> str:
@@ -227,10 +233,10 @@ def plot(bench: BenchConfig, runs: dict[tuple[str, int], dict], path: Path) -> N
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-    names = [c.name for c in bench.cells if top1s(runs, c.name, bench.seeds)]
+    names = [c.name for c in bench.cells if top1s(runs, c.name)]
     fig, ax = plt.subplots(figsize=(1.2 * len(names) + 2, 4))
     for i, name in enumerate(names):
-        ys = top1s(runs, name, bench.seeds)
+        ys = top1s(runs, name)
         ax.scatter([i] * len(ys), ys, s=14, color="tab:blue")
         ax.errorbar([i + 0.15], [statistics.fmean(ys)], yerr=[statistics.stdev(ys) if len(ys) > 1 else 0],
                     fmt="o", color="tab:red", capsize=3)
@@ -249,6 +255,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seeds", nargs="+", type=int, default=None, help="override the config's seeds")
     parser.add_argument("--data", default=None, help="directory of the game archives (default: the training config's)")
     parser.add_argument("--out", default=None, help="output folder (default: the config's out)")
+    parser.add_argument("--report", action="store_true", help="train nothing: summarize the recorded runs")
     args = parser.parse_args(argv)
     try:
         bench = load_bench_config(args.config)
@@ -262,7 +269,7 @@ def main(argv: list[str] | None = None) -> int:
         runs_file = out / "runs.jsonl"
         runs = read_runs(runs_file)
         for cell in bench.cells:
-            if args.only and cell.name not in args.only:
+            if args.report or (args.only and cell.name not in args.only):
                 continue
             todo = [s for s in bench.seeds if (cell.name, s) not in runs]
             if not todo:
@@ -286,7 +293,7 @@ def main(argv: list[str] | None = None) -> int:
               file=sys.stderr)
         return 130
     summary = summarize(bench, runs)
-    summary.update(config=args.config, seeds=list(bench.seeds), test_sample=bench.test_sample,
+    summary.update(config=args.config, test_sample=bench.test_sample,
                    test_archives=list(bench.test_archives),
                    command="python -m bench.fbt_runs " + " ".join(argv if argv is not None else sys.argv[1:]),
                    date=time.strftime("%Y-%m-%d %H:%M:%S"))
