@@ -278,7 +278,10 @@ def _raise_interrupt(signum, frame) -> None:
 
 def _worker_init() -> None:
     """In each pool worker: a SIGTERM ends the game under way through its `finally` (which closes the
-    engines), and on Linux the worker gets that SIGTERM when the harness process dies, however it dies."""
+    engines), and on Linux the worker gets that SIGTERM when the harness process dies, however it dies.
+    Ctrl-C is the harness's to handle (it terminates the workers): a worker that took it itself would
+    only give up its game and start a queued one."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(128 + signum))
     try:
         import ctypes
