@@ -231,6 +231,11 @@ def test_a_head_to_head_between_two_tesuji_variants_is_played_and_refereed(tmp_p
     assert "Tesuji-mm" in proc.stdout and "Tesuji-none" in (out / "main.dat").read_text()
 
 
+def default_sigint() -> None:
+    """Ctrl-C as at a terminal, even when the tests run in the background (where SIGINT is ignored)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def start_hanging_match(tmp_path) -> tuple[subprocess.Popen, Path]:
     """`python -m bench.match` in its own session, two games under way whose player hangs and two more
     queued; returns the process and the file listing the pids of the engines started."""
@@ -246,7 +251,8 @@ def start_hanging_match(tmp_path) -> tuple[subprocess.Popen, Path]:
     root = Path(__file__).resolve().parents[2]
     proc = subprocess.Popen([sys.executable, "-m", "bench.match", str(config), "--out", str(tmp_path / "run"),
                              "--jobs", "2", "--no-progress"], cwd=root, start_new_session=True,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=default_sigint)
     deadline = time.monotonic() + 30
     while (not pids.exists() or len(pids.read_text().split()) < 3) and time.monotonic() < deadline:
         time.sleep(0.1)            # the probe's engine, then one hanging engine per game
