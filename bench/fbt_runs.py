@@ -30,14 +30,11 @@ import numpy as np
 import yaml
 
 from priors import fbt
+from priors.evaluate import N_PHASES, PHASE_MOVES, TOP_K
 from priors.competitions import Competitions, concatenate
 from priors.train import (TrainConfig, TrainingData, cache_folder, compete_chunk, fit_fbt,
                           load_competitions, load_config, run_chunks, save_competitions, split_dataset,
                           training_data)
-
-TOP_K = 20
-PHASE_MOVES = 30
-N_PHASES = 12
 
 
 class BenchConfigError(ValueError):
@@ -134,7 +131,7 @@ def test_competitions(config: TrainConfig, data: TrainingData, sample: float, ar
 
 
 def test_scores(prior: fbt.FBTPrior, test: Competitions) -> dict[str, Any]:
-    """Top-1 to top-20, mean log-likelihood and top-1 per 30-move phase on the test competitions."""
+    """Top-1 to top-20, mean log-likelihood and top-1 per game phase (priors.evaluate's phases)."""
     loglik, rank = fbt.score(test, prior.w_, prior.v_, fbt.group_offsets(prior.level_counts_))
     phase = np.minimum((test.move_numbers - 1) // PHASE_MOVES, N_PHASES - 1)
     return {
@@ -268,6 +265,7 @@ def main(argv: list[str] | None = None) -> int:
         out.mkdir(parents=True, exist_ok=True)
         runs_file = out / "runs.jsonl"
         runs = read_runs(runs_file)
+        loaded_folder, data, test = None, None, None
         for cell in bench.cells:
             if args.report or (args.only and cell.name not in args.only):
                 continue
@@ -275,8 +273,12 @@ def main(argv: list[str] | None = None) -> int:
             if not todo:
                 continue
             config = cell_config(bench, cell, args.data)
-            data = training_data(config, log=lambda m: print(m, file=sys.stderr))
-            test = test_competitions(config, data, bench.test_sample, bench.test_archives, log=lambda m: print(m, file=sys.stderr))
+            if cache_folder(config) != loaded_folder:     # cells of one feature set share their data
+                data = test = None                        # free the previous feature set's arrays first
+                data = training_data(config, log=lambda m: print(m, file=sys.stderr))
+                test = test_competitions(config, data, bench.test_sample, bench.test_archives,
+                                         log=lambda m: print(m, file=sys.stderr))
+                loaded_folder = cache_folder(config)
             for seed in todo:
                 record = {"cell": cell.name, **run_one(config, seed, data, test)}
                 runs[(cell.name, seed)] = record
@@ -284,7 +286,6 @@ def main(argv: list[str] | None = None) -> int:
                     f.write(json.dumps(record) + "\n")
                 print(f"{cell.name} seed {seed}: top-1 {100 * record['test']['top_k'][0]:.2f}% "
                       f"({record['epochs_run']} epochs, {record['fit_seconds']:.0f} s)", file=sys.stderr)
-            del data, test
     except (ValueError, OSError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2

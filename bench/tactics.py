@@ -52,6 +52,7 @@ import sys
 import tarfile
 import tempfile
 import time
+from collections import Counter
 from pathlib import Path
 from typing import Optional
 
@@ -673,20 +674,6 @@ def compare_ladder(item: tuple, budget: int) -> tuple:
     return ladder, r.value, r.developed
 
 
-def position_sgf(board: Board) -> bytes:
-    """The stones of a position as setup stones, with its side to move."""
-    from sgfmill import sgf
-    game = sgf.Sgf_game(board.size)
-    stones = {BLACK: set(), WHITE: set()}
-    for p in board.points():
-        if board.color_at(p) in stones:
-            stones[board.color_at(p)].add(board.coords(p))
-    root = game.get_root()
-    root.set_setup_stones(stones[BLACK], stones[WHITE])
-    root.set("PL", "b" if board.to_play == BLACK else "w")
-    return game.serialise()
-
-
 def gnugo_attacks(gnugo: str, items: list[tuple[Board, int]], timeout: float) -> list[int]:
     """GnuGo's `attack` code (0 no capture; 1 capture; 2, 3 capture by ko) for each (position, stone)."""
     from bench.gtpclient import GtpEngine
@@ -695,8 +682,10 @@ def gnugo_attacks(gnugo: str, items: list[tuple[Board, int]], timeout: float) ->
         engine = GtpEngine([gnugo, "--mode", "gtp", "--quiet"], timeout=timeout, cwd=tmp).start()
         try:
             for k, (board, stone) in enumerate(items):
+                game = Game()
+                game.set_position(board)
                 path = Path(tmp) / f"p{k}.sgf"
-                path.write_bytes(position_sgf(board))
+                path.write_bytes(game.to_sgf())
                 engine.send(f"loadsgf {path.name}")
                 codes.append(int(engine.send(f"attack {vertex_name(board, stone)}").split()[0]))
         finally:
@@ -714,10 +703,8 @@ def agreement(says_capture: list[bool], gnugo_codes: list[int]) -> dict[str, int
 def run_ladder(args, pool) -> dict:
     items = ladder_positions(args.data, args.ladder_games)
     rows = list(pool.map(compare_ladder, items, [args.ladder_budget] * len(items), chunksize=64))
-    table = {}
-    for ladder, value, _ in rows:
-        key = f"ladder={'T' if ladder else 'F'} solver={value}"
-        table[key] = table.get(key, 0) + 1
+    cells = [f"ladder={'T' if ladder else 'F'} solver={value}" for ladder, value, _ in rows]
+    table = dict(Counter(cells))
     out = {"blocks": len(rows), "budget": args.ladder_budget, "table": table,
            "solver_nodes_mean": float(np.mean([n for _, _, n in rows])) if rows else None}
     print(f"ladder reader vs solver (PP, local generator, L = 3, {args.ladder_budget} nodes) on {len(rows)} "
@@ -728,9 +715,7 @@ def run_ladder(args, pool) -> dict:
         out["against_gnugo"] = {
             "ladder_reader": agreement([lad for lad, _, _ in rows], codes),
             "solver": agreement([value == "T" for _, value, _ in rows], codes),
-            "by_cell": {key: sum(1 for (lad, value, _), c in zip(rows, codes)
-                                 if f"ladder={'T' if lad else 'F'} solver={value}" == key and c > 0)
-                        for key in table},
+            "by_cell": {key: sum(c > 0 for cell, c in zip(cells, codes) if cell == key) for key in table},
         }
         print(f"against GnuGo's attack: {out['against_gnugo']}", flush=True)
     return out
