@@ -1,0 +1,75 @@
+import json
+import math
+
+import pytest
+
+from bench.paired import load_games, main, mcnemar_exact, pair
+
+
+def record(game: int, winner: str | None, colour: str = "b", seed: int | None = None,
+           result: str | None = None, opponent: str = "gnugo") -> dict:
+    if result is None:
+        result = "Void" if winner is None else f"{winner.upper()}+R"
+    return {"variant": "main", "game": game, "seed": game + 1 if seed is None else seed,
+            "player_colour": colour, "winner": winner, "result": result, "opponent_command": opponent}
+
+
+def write_run(tmp_path, name: str, records: list[dict]):
+    run = tmp_path / name
+    run.mkdir()
+    (run / "games.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records))
+    return run
+
+
+def test_mcnemar_exact_values():
+    # 34 against 1: 2 * (C(35,0) + C(35,1)) / 2^35
+    assert mcnemar_exact(34, 1) == pytest.approx(72 / 2 ** 35)
+    assert mcnemar_exact(1, 34) == mcnemar_exact(34, 1)
+    assert mcnemar_exact(0, 5) == pytest.approx(2 / 32)
+    assert mcnemar_exact(3, 3) == 1.0
+    assert mcnemar_exact(0, 0) == 1.0
+    with pytest.raises(ValueError):
+        mcnemar_exact(-1, 2)
+
+
+def test_pair_counts_each_kind_of_pair():
+    first = {0: record(0, "b"), 1: record(1, "w", colour="b"), 2: record(2, "b"), 3: record(3, "w", colour="b"),
+             4: record(4, None), 5: record(5, "b"), 6: record(6, "b")}
+    second = {0: record(0, "b"), 1: record(1, "b"), 2: record(2, "w"), 3: record(3, "w"),
+              4: record(4, "b"), 5: record(5, "b", colour="w")}
+    p = pair(first, second)
+    assert (p.both_won, p.second_only, p.first_only, p.both_lost) == (1, 1, 1, 1)
+    assert (p.pairs, p.void, p.mismatched, p.missing) == (4, 1, 1, 1)
+    assert p.p_value == 1.0 and p.same_opponent
+
+
+def test_draws_count_half():
+    first = {0: record(0, None, result="0")}
+    second = {0: record(0, "w")}          # the player, Black, lost
+    p = pair(first, second)
+    assert (p.first_only, p.second_only, p.void) == (1, 0, 0)
+
+
+def test_different_opponents_are_flagged(tmp_path, capsys):
+    a = write_run(tmp_path, "a", [record(0, "b")])
+    b = write_run(tmp_path, "b", [record(0, "w", opponent="other")])
+    assert main([str(a), str(b)]) == 0
+    out = capsys.readouterr().out
+    assert "different opponents" in out and "1 pairs" in out
+
+
+def test_json_output_and_variant_filter(tmp_path, capsys):
+    a = write_run(tmp_path, "a", [record(g, "b") for g in range(6)] + [dict(record(0, "w"), variant="other")])
+    b = write_run(tmp_path, "b", [record(g, "w") for g in range(6)])
+    assert len(load_games(a, "other")) == 1
+    assert main([str(a), str(b), "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["first_only"] == 6 and out["second_only"] == 0
+    assert math.isclose(out["p_value"], 2 / 64)
+
+
+def test_missing_run_is_a_clear_error(tmp_path, capsys):
+    a = write_run(tmp_path, "a", [record(0, "b")])
+    assert main([str(a), str(tmp_path / "absent")]) == 2
+    captured = capsys.readouterr()
+    assert "no games.jsonl" in captured.err and "Traceback" not in captured.err + captured.out
