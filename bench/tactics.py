@@ -2,7 +2,8 @@
 train/test split) and B3 (GnuGo's reading.tst through GTP `attack`/`defend`).
 
     python -m bench.tactics [--only b1,b3,b2] [--data ../shared/data] [--workers 2] [--quick]
-                            [--b2-seeds N] [--b2-regimes region,local]
+                            [--b2-seeds N] [--b2-regimes region,local] [--b2-configs NAME,...]
+                            [--b2-pool N] [--b2-labels FILE] [--tag TEXT]
 
 B1 builds capture problems from the tesuji collections of `tsumego.tar.xz` (Black or White to play,
 goal = the opponent block of 2-3 liberties nearest the book's first move) and from every `attack`
@@ -15,11 +16,12 @@ B2 keeps the tsumego capture problems that PNS or PP proves (local generator) wi
 budget (the paper's "known TRUE" set) and splits them 2:1 (fixed seed). PP with a learned prior trains
 on the training set (learning after every search, retrying failures for `--passes` passes), then is
 frozen and run on the test set against PNS with the same node budget: newly solved (PP only), newly
-failed (PNS only), and the speed-up in nodes (PNS / PP) on problems both solve (arithmetic mean, the
-paper's statistic, geometric mean and median). Besides the paper's four models (Beta 1/1 and
-1000/1000, hierarchical with 0 or virtual observations) it runs our over-fitting controls (consistent
-learning, clipping) and calibrated models (`B2_CONFIGS`), and PP with uniform leaf priors 0.5 and 0.1
-as references. This runs twice: with the region generator (every
+failed (PNS only), and the speed-up (PNS / PP) on problems both solve, in developed nodes and in CPU
+seconds (arithmetic mean, the paper's statistic, geometric mean and median). Besides the paper's four
+models (Beta 1/1 and 1000/1000, hierarchical with 0 or virtual observations) it runs our over-fitting
+controls (consistent learning, clipping), calibrated models, learning from the training searches that
+spent their budget, and more training passes (`B2_CONFIGS`), and PP with uniform leaf priors 0.5 and
+0.1 as references. This runs twice: with the region generator (every
 empty point of the problem, as the paper) and with the local one.
 
 B3 runs `reading.tst` unchanged through `python -m gtp.tactics_commands` (a GTP subprocess, as a
@@ -28,11 +30,15 @@ itself, scores the answers as GnuGo's regress.awk does (the expected text is an
 anchored regular expression), and reports the share passed and the time per query.
 
 B2 can repeat over several train/test splits (`--b2-seeds 5`: seeds --seed .. --seed + 4, one labelling)
-and run one generator only (`--b2-regimes local`); it then reports the mean and standard deviation over
-the splits, and in every case the nodes and wall seconds per test problem.
+and run one generator only (`--b2-regimes local`) or some of the prior configurations only
+(`--b2-configs hier_cal,hier_consistent`); it then reports the mean and standard deviation over the
+splits, and in every case the nodes, wall and CPU seconds per test problem. The speed-up is reported
+both in developed nodes and in CPU seconds (the paper's is time-based, so that pattern and inference
+costs count). `--b2-labels FILE` keeps the (costly) known-TRUE labelling for the next run.
 
 Results go to bench/results/tactics_b1.json (+ .csv, .png), tactics_b2.json, tactics_b3.json
-(tactics_b2_5seeds_local.json and the like with the B2 options above).
+(tactics_b2_5seeds_local.json and the like with the B2 options above: the file name carries the number of
+splits, the generators, the configurations when not all, and `--tag`).
 """
 from __future__ import annotations
 
@@ -355,12 +361,20 @@ def plot_b1(path: Path, rows: list[dict]) -> None:
 
 # --- B2 ---
 
-# name -> (prior, its parameters, learning mode). The first four are the paper's Fig. 8 panels; the
-# consistent ones add our over-fitting controls: no FALSE from the searches at a lower L than the final
-# one (learn="consistent"), and clipped prior log-odds. The calibrated ones (ours) search with
+# name -> (prior, its parameters, learning mode[, training options]). The first four are the paper's Fig. 8
+# panels; the consistent ones add our over-fitting controls: no FALSE from the searches at a lower L than
+# the final one (learn="consistent"), and clipped prior log-odds. The calibrated ones (ours) search with
 # logit(0.1) + scale * (the model's log-odds): the learned beliefs are centred on the uniform leaf prior
 # that suits PP (0.1, as in B1 and the GTP defaults) and damped against the over-confidence that the
-# independence of siblings adds.
+# independence of siblings adds. The "_u" ones (ours) also learn from the training searches that spent their
+# budget (learn_unsolved: the nodes such a search solved are facts too; in the region regime most training
+# searches end that way, so the paper's protocol learns from few of them); "_p3" ones retry the failed
+# training problems for 3 passes instead of --passes (neither helped with the region generator, one split:
+# bench/results/tactics_b2_region_hier_cal_consistent-hier_consistent_u-hier_consistent_p3-
+# hier_consistent_u_p3.json). With the region generator the damped calibrated priors lose to the plain
+# model (bench/results/tactics_b2_region_hier_consistent-beta_1_cal-hier_cal-hier_cal_03.json), so
+# "_sharp" (ours) goes the other way, scale 1.5: the best region setting over 3 splits
+# (tactics_b2_3seeds_region_hier_0obs-hier_consistent-hier_cal-hier_consistent_sharp.json).
 CAL_SHIFT = CALIBRATED["hier"]["shift"]
 B2_CONFIGS = {
     "beta_1": ("beta", {"alpha0": 1, "beta0": 1}, True),
@@ -372,14 +386,20 @@ B2_CONFIGS = {
     "beta_1_cal": ("beta", {"shift": CAL_SHIFT, "scale": 0.5}, True),
     "hier_cal": ("hier", {"shift": CAL_SHIFT, "scale": 0.5}, True),
     "hier_cal_03": ("hier", {"shift": CAL_SHIFT, "scale": 0.3}, True),
+    "hier_cal_consistent": ("hier", {"shift": CAL_SHIFT, "scale": 0.5}, "consistent"),
+    "hier_consistent_u": ("hier", {}, "consistent", {"learn_unsolved": True}),
+    "hier_consistent_p3": ("hier", {}, "consistent", {"passes": 3}),
+    "hier_consistent_u_p3": ("hier", {}, "consistent", {"learn_unsolved": True, "passes": 3}),
+    "hier_consistent_sharp": ("hier", {"scale": 1.5}, "consistent"),
 }
 
 
 def timed_solve(problem: Problem, params: tactics.TacticsParams, prior=None) -> tuple:
-    """(value, nodes developed, wall seconds) of one B2 query."""
-    t0 = time.perf_counter()
+    """(value, nodes developed, wall seconds, cpu seconds) of one B2 query. The CPU time of the process
+    is the time figure that a busy machine disturbs least (the paper's speed-up is time-based)."""
+    t0, c0 = time.perf_counter(), time.process_time()
     r = tactics.solve(problem.board, problem.goal, params=params, prior=prior)
-    return r.value, r.developed, round(time.perf_counter() - t0, 5)
+    return r.value, r.developed, round(time.perf_counter() - t0, 5), round(time.process_time() - c0, 5)
 
 
 def solve_pp_uniform(problem: Problem, params: dict) -> tuple:
@@ -395,14 +415,17 @@ def solve_pns(problem: Problem, params: dict) -> tuple:
 
 
 def train_and_test(config: str, train: list[Problem], test: list[Problem], params: dict, passes: int) -> dict:
-    kind, kw, learn = B2_CONFIGS[config]
+    kind, kw, learn, *rest = B2_CONFIGS[config]
+    options = rest[0] if rest else {}
+    passes = options.get("passes", passes)
+    solve_options = {k: v for k, v in options.items() if k != "passes"}
     prior = make_prior(kind, **kw)
     p = tactics.TacticsParams(method="pp", **params)
     todo, solved_train, t0 = list(train), 0, time.process_time()
     for n_pass in range(passes):
         failed = []
         for problem in todo:
-            r = tactics.solve(problem.board, problem.goal, params=p, prior=prior, learn=learn)
+            r = tactics.solve(problem.board, problem.goal, params=p, prior=prior, learn=learn, **solve_options)
             if r.value == "T":
                 solved_train += 1
             else:
@@ -414,11 +437,13 @@ def train_and_test(config: str, train: list[Problem], test: list[Problem], param
             prior.beta_sq = prior.fit_beta_sq()
             prior._cache.clear()
     train_cpu = time.process_time() - t0
+    prior.kernel()                       # the frozen model's table is built once, outside the timings
     results = []
     t0 = time.process_time()
     for problem in test:
         results.append(timed_solve(problem, p, prior))
-    return {"config": config, "prior": kind, "prior_params": kw, "learn": learn, "train_solved": solved_train,
+    return {"config": config, "prior": kind, "prior_params": kw, "learn": learn, "options": options, "passes": passes,
+            "train_solved": solved_train,
             "train_cpu": round(train_cpu, 1), "test": results, "test_cpu": round(time.process_time() - t0, 1),
             "patterns": len(getattr(prior, "counts_", getattr(prior, "b_", {}))),
             "beta_sq": getattr(prior, "beta_sq", None)}
@@ -433,13 +458,44 @@ def label_problem(problem: Problem, params: dict) -> bool:
     return False
 
 
+def load_labels(path: Optional[Path], params: dict) -> dict[str, bool]:
+    """The known-TRUE labels (problem name -> label) saved by earlier runs with the same labelling
+    parameters; empty when there are none (a larger --b2-pool with the same --seed extends the same
+    candidate list, so only the new candidates need labelling)."""
+    if path is None or not path.exists():
+        return {}
+    try:
+        saved = json.loads(path.read_text())
+    except (OSError, ValueError):
+        return {}
+    if not isinstance(saved, dict) or saved.get("params") != params or not isinstance(saved.get("labels"), dict):
+        return {}
+    return {str(k): bool(v) for k, v in saved["labels"].items()}
+
+
+def save_labels(path: Optional[Path], params: dict, labels: dict[str, bool]) -> None:
+    if path is not None:
+        path.write_text(json.dumps({"params": params, "labels": labels}))
+
+
+def known_true(pool, candidates: list[Problem], params: dict, path: Optional[Path]) -> list[bool]:
+    """label_problem of every candidate, through the label file when one is given."""
+    labels = load_labels(path, params)
+    todo = [p for p in candidates if p.name not in labels]
+    labels.update(zip((p.name for p in todo), pool.map(label_problem, todo, [params] * len(todo))))
+    if todo:
+        save_labels(path, params, labels)
+    return [labels[p.name] for p in candidates]
+
+
 def run_b2(args, pool) -> dict:
     candidates = tsumego_problems(args.data, args.b2_pool, seed=args.seed + 1)
     label_params = {"move_gen": "local", "max_nodes": args.b2_label_budget, "l_max": args.l_max}
-    known = list(pool.map(label_problem, candidates, [label_params] * len(candidates)))
+    t0 = time.time()
+    known = known_true(pool, candidates, label_params, args.b2_labels)
     problems = [p for p, ok in zip(candidates, known) if ok]
     print(f"B2: {len(problems)} of {len(candidates)} candidate problems proved TRUE within "
-          f"{args.b2_label_budget} nodes by PNS or PP", flush=True)
+          f"{args.b2_label_budget} nodes by PNS or PP ({time.time() - t0:.0f} s)", flush=True)
     budgets = {"region": args.b2_budget, "local": args.b2_local_budget}
     regimes = [x.strip() for x in args.b2_regimes.split(",") if x.strip()]
     out = {"candidates": len(candidates), "label_budget": args.b2_label_budget, "passes": args.passes,
@@ -455,7 +511,7 @@ def run_b2(args, pool) -> dict:
         split = {"seed": split_seed, "train": len(train), "test": len(test)}
         for regime in regimes:
             split[regime] = b2_regime(pool, train, test, {"move_gen": regime, "max_nodes": budgets[regime],
-                                                          "l_max": args.l_max}, args.passes)
+                                                          "l_max": args.l_max}, args.passes, args.b2_configs)
         out["splits"].append(split)
     if len(out["splits"]) == 1:          # one split: the record keeps its earlier layout
         out.update(out.pop("splits")[0])
@@ -465,7 +521,8 @@ def run_b2(args, pool) -> dict:
 
 
 B2_STATS = ("solved", "newly_solved", "newly_failed", "speedup_mean", "speedup_geomean", "speedup_median",
-            "test_nodes_mean", "test_seconds_per_problem")
+            "speedup_cpu_mean", "speedup_cpu_geomean", "speedup_cpu_median", "test_nodes_mean",
+            "test_seconds_per_problem", "test_cpu_per_problem")
 
 
 def b2_summary(splits: list[dict], regimes: list[str]) -> dict:
@@ -494,17 +551,37 @@ def b2_summary(splits: list[dict], regimes: list[str]) -> dict:
 
 def run_stats(res: list) -> dict:
     """Solved count, mean nodes and mean wall seconds per problem of one solver's test results."""
+    cpu = [x[3] for x in res if len(x) > 3]
     return {"solved": sum(v == "T" for v, *_ in res),
             "test_nodes_mean": float(np.mean([n for _, n, *_ in res])) if res else None,
-            "test_seconds_per_problem": float(np.mean([x[2] for x in res])) if res else None}
+            "test_seconds_per_problem": float(np.mean([x[2] for x in res])) if res else None,
+            "test_cpu_per_problem": float(np.mean(cpu)) if cpu else None}
 
 
-def b2_regime(pool, train: list[Problem], test: list[Problem], params: dict, passes: int) -> dict:
-    """Every B2 configuration trained and tested under one move generator and node budget."""
+def speedups(res: list, pns: list, index: int) -> list[float]:
+    """PNS / PP ratios of field `index` of the B2 tuples (1: nodes, 3: cpu seconds) on the problems both
+    prove (records without the field are skipped)."""
+    out = []
+    for r, q in zip(res, pns):
+        if r[0] == q[0] == "T" and len(r) > index and len(q) > index and r[index] > 0 and q[index] > 0:
+            out.append(q[index] / r[index])
+    return out
+
+
+def ratio_summary(speed: list[float], prefix: str) -> dict:
+    """Arithmetic mean (the paper's statistic), geometric mean and median of speed-up ratios."""
+    return {f"{prefix}_mean": float(np.mean(speed)) if speed else None,
+            f"{prefix}_geomean": float(np.exp(np.mean(np.log(speed)))) if speed else None,
+            f"{prefix}_median": float(np.median(speed)) if speed else None}
+
+
+def b2_regime(pool, train: list[Problem], test: list[Problem], params: dict, passes: int,
+              configs: Optional[list[str]] = None) -> dict:
+    """The B2 configurations (default all) trained and tested under one move generator and node budget."""
     pns = list(pool.map(solve_pns, test, [params] * len(test)))
     uniform = list(pool.map(solve_pp_uniform, test, [params] * len(test)))
     low = list(pool.map(solve_pp_low, test, [params] * len(test)))
-    configs = list(B2_CONFIGS)
+    configs = list(B2_CONFIGS) if configs is None else configs
     runs = list(pool.map(train_and_test, configs, [train] * len(configs), [test] * len(configs),
                          [params] * len(configs), [passes] * len(configs)))
     out = {"params": params, "pns_solved": sum(v == "T" for v, *_ in pns),
@@ -519,16 +596,17 @@ def b2_regime(pool, train: list[Problem], test: list[Problem], params: dict, pas
         res = run.pop("test")
         newly_solved = sum(v == "T" and pv != "T" for (v, *_), (pv, *_) in zip(res, pns))
         newly_failed = sum(v != "T" and pv == "T" for (v, *_), (pv, *_) in zip(res, pns))
-        speed = [pn / n for (v, n, *_), (pv, pn, *_) in zip(res, pns) if v == pv == "T" and n > 0]
+        speed = speedups(res, pns, 1)
+        speed_cpu = speedups(res, pns, 3)
         s = dict(run, **run_stats(res), newly_solved=newly_solved, newly_failed=newly_failed,
-                 both=len(speed),
-                 speedup_mean=float(np.mean(speed)) if speed else None,
-                 speedup_geomean=float(np.exp(np.mean(np.log(speed)))) if speed else None,
-                 speedup_median=float(np.median(speed)) if speed else None, per_problem=res)
+                 both=len(speed), **ratio_summary(speed, "speedup"), **ratio_summary(speed_cpu, "speedup_cpu"),
+                 per_problem=res)
         out["configs"][run["config"]] = s
         print(f"   {run['config']:15s} train solved {run['train_solved']:4d}  test solved {s['solved']:3d}  "
               f"newly solved {newly_solved:3d}  newly failed {newly_failed:3d}  speed-up (n={len(speed)}) "
               f"mean {_f(s['speedup_mean'])} geo {_f(s['speedup_geomean'])} median {_f(s['speedup_median'])}"
+              f"  cpu speed-up mean {_f(s['speedup_cpu_mean'])} geo {_f(s['speedup_cpu_geomean'])} median "
+              f"{_f(s['speedup_cpu_median'])}"
               f"  nodes/problem {s['test_nodes_mean']:.0f}  wall s/problem {s['test_seconds_per_problem']:.4f}"
               f"  [{run['train_cpu']:.0f}+{run['test_cpu']:.0f} cpu s]", flush=True)
     return out
@@ -749,6 +827,11 @@ def parse_args(argv):
     ap.add_argument("--passes", type=int, default=2)
     ap.add_argument("--b2-seeds", type=int, default=1, help="train/test splits (seeds --seed, --seed + 1, ...)")
     ap.add_argument("--b2-regimes", default="region,local", help="comma-separated move generators: region, local")
+    ap.add_argument("--b2-configs", default=None,
+                    help=f"comma-separated B2 prior configurations (default all): {', '.join(B2_CONFIGS)}")
+    ap.add_argument("--b2-labels", type=Path, default=None,
+                    help="a file that keeps the known-TRUE labels for later runs with the same candidates")
+    ap.add_argument("--tag", default="", help="appended to the result file names (e.g. a variant's name)")
     ap.add_argument("--b3-budget", type=int, default=20_000)
     ap.add_argument("--b3-timeout", type=float, default=300.0)
     ap.add_argument("--gnugo", default="/usr/games/gnugo")
@@ -756,16 +839,34 @@ def parse_args(argv):
     ap.add_argument("--ladder-budget", type=int, default=2000)
     ap.add_argument("--quick", action="store_true", help="a small smoke run (few problems, small budgets)")
     args = ap.parse_args(argv)
+    args.b2_configs = parse_b2_configs(ap, args.b2_configs)
+    if args.tag and not re.fullmatch(r"[A-Za-z0-9_.-]+", args.tag):
+        ap.error(f"--tag: letters, digits, '_', '-' and '.' only, got {args.tag!r}")
     args.suffix = "_quick" if args.quick else ""
     if args.b2_seeds > 1:                # several splits, or fewer regimes: a record of its own
         args.suffix += f"_{args.b2_seeds}seeds"
     if args.b2_regimes != "region,local":
         args.suffix += "_" + "_".join(x.strip() for x in args.b2_regimes.split(",") if x.strip())
+    if args.b2_configs is not None:      # a subset of the configurations: the names go into the file name
+        args.suffix += "_" + "-".join(args.b2_configs)
+    if args.tag:
+        args.suffix += "_" + args.tag
     if args.quick:
         args.b1_problems, args.b1_region_problems, args.b1_budget = 20, 10, 5000
         args.b2_pool, args.b2_label_budget, args.b2_budget, args.passes, args.b3_budget = 60, 5000, 2000, 1, 2000
         args.b2_local_budget = 1000
     return args
+
+
+def parse_b2_configs(ap: argparse.ArgumentParser, text: Optional[str]) -> Optional[list[str]]:
+    """The --b2-configs names in B2_CONFIGS order without repeats; None (all) when not given or 'all'."""
+    if text is None or text.strip().lower() == "all":
+        return None
+    names = [x.strip() for x in text.split(",") if x.strip()]
+    unknown = [x for x in names if x not in B2_CONFIGS]
+    if unknown or not names:
+        ap.error(f"--b2-configs: unknown configuration(s) {unknown or [text]}; choose from {', '.join(B2_CONFIGS)}")
+    return [c for c in B2_CONFIGS if c in names]
 
 
 def main(argv=None) -> int:

@@ -13,8 +13,8 @@
 from engine.rng cimport splitmix64
 cimport cython
 from libc.math cimport INFINITY, exp, expm1, isfinite, log, log1p, sqrt
-from libc.stdint cimport int8_t, int32_t, int64_t, uint8_t, uint64_t
-from libc.stdlib cimport free, malloc, realloc
+from libc.stdint cimport int8_t, int32_t, int64_t, uint8_t, uint32_t, uint64_t
+from libc.stdlib cimport calloc, free, malloc, realloc
 from libc.string cimport memcpy, memset
 from posix.time cimport CLOCK_MONOTONIC, clock_gettime, timespec
 
@@ -426,13 +426,48 @@ _init_patterns()
 
 cdef void pattern_stack(const BoardState* b, point_t m, point_t goal_group, point_t goal, color_t attacker,
                         int role, bint mark_block, uint64_t* out) noexcept nogil:
-    # The states of the 37 template points are read once; symmetry s sees at template position k the
-    # state of point SYM_PERM[s][k] (the template is closed under the 8 symmetries).
-    cdef uint64_t h[8]
     cdef uint8_t state[N_OFFSETS]
-    cdef uint64_t best
+    pattern_states(b, m, goal_group, goal, attacker, mark_block, state)
+    stack_of_states(state, role, out)
+
+
+# A solver's memo of pattern stacks by the states of the 37 template points, as seen unrotated (a 64-bit
+# Zobrist hash of them and the role): the same local shape recurs at many nodes of one search, and its
+# 8 oriented hashes per size then need not be recomputed.
+cdef struct PatternMemo:
+    uint64_t key
+    uint64_t stack[N_SIZES]
+    bint used
+
+cdef enum:
+    PATTERN_MEMO_BITS = 15           # the most entries (2^bits) of a solver's pattern memo
+
+
+cdef void pattern_stack_memo(PatternMemo* memo, int bits, const BoardState* b, point_t m, point_t goal_group,
+                             point_t goal, color_t attacker, int role, bint mark_block,
+                             uint64_t* out) noexcept nogil:
+    cdef uint8_t state[N_OFFSETS]
+    cdef uint64_t raw = ROLE_SALT[role]
+    cdef int k
+    cdef PatternMemo* e
+    pattern_states(b, m, goal_group, goal, attacker, mark_block, state)
+    for k in range(N_OFFSETS):
+        raw ^= PZ[k][state[k]]
+    e = &memo[raw >> (64 - bits)]
+    if e.used and e.key == raw:
+        memcpy(out, e.stack, N_SIZES * sizeof(uint64_t))
+        return
+    stack_of_states(state, role, out)
+    e.key = raw
+    e.used = True
+    memcpy(e.stack, out, N_SIZES * sizeof(uint64_t))
+
+
+cdef void pattern_states(const BoardState* b, point_t m, point_t goal_group, point_t goal, color_t attacker,
+                         bint mark_block, uint8_t* state) noexcept nogil:
+    """The state (off-board, empty, goal, attacker, defender) of each template point around m."""
     cdef int r = m // b.stride - 1, c = m % b.stride - 1
-    cdef int size, k, s, rr, cc
+    cdef int k, rr, cc
     cdef point_t q
     cdef color_t col
     for k in range(N_OFFSETS):
@@ -451,6 +486,14 @@ cdef void pattern_stack(const BoardState* b, point_t m, point_t goal_group, poin
             state[k] = S_ATTACKER
         else:
             state[k] = S_DEFENDER
+
+
+cdef void stack_of_states(const uint8_t* state, int role, uint64_t* out) noexcept nogil:
+    # symmetry s sees at template position k the state of point SYM_PERM[s][k] (the template is closed
+    # under the 8 symmetries); each size's key is the least of its 8 oriented hashes
+    cdef uint64_t h[8]
+    cdef uint64_t best
+    cdef int size, k, s
     memset(h, 0, sizeof(h))
     k = 0
     for size in range(N_SIZES):
@@ -726,6 +769,30 @@ cdef inline double now() noexcept nogil:
     return ts.tv_sec + ts.tv_nsec * 1e-9
 
 
+# A solver's memo of leaf log-odds by the largest pattern of the stack (which fixes the smaller ones, as
+# the Python models' caches assume): most of a node's children keep the patterns they had when its
+# ancestors were developed, so the kernel's 8 table probes and its Gaussian arithmetic run far less often.
+cdef struct LeafMemo:
+    uint64_t key
+    double value
+    uint32_t epoch               # valid when equal to the solver's memo_epoch (0: never)
+
+cdef enum:
+    MEMO_BITS = 16                   # the most entries (2^bits) of a solver's leaf memo
+    MEMO_START_BITS = 10             # both memos start this small (a short search pays little for them)
+
+
+cdef inline double memo_logodds(LeafMemo* memo, int bits, uint32_t epoch, const LeafTable* t,
+                                const uint64_t* stack) noexcept nogil:
+    cdef uint64_t top = stack[N_SIZES - 1]
+    cdef LeafMemo* m = &memo[slot_of(top) >> (47 - bits)]
+    if m.epoch != epoch or m.key != top:
+        m.key = top
+        m.value = leaf_logodds(t, stack)
+        m.epoch = epoch
+    return m.value
+
+
 _VALUE_NAMES = {V_FALSE: "F", V_TRUE: "T", V_UNKNOWN: "U"}
 _METHODS = {"pp": METHOD_PP, "pns": METHOD_PNS}
 _GENERATORS = {"region": GEN_REGION, "local": GEN_LOCAL}
@@ -744,7 +811,9 @@ cdef class Solver:
     `kernel() -> PriorKernel` (the models of engine.tactics_priors) is priced in C without the GIL: its
     table is fetched once per `run` (the model caches it until it learns). Otherwise, or with
     kernel=False, `logodds` is called under the GIL once per developed node. `keep_keys` stores every
-    node's stack so that `observations` can feed a learner after the search.
+    node's stack so that `observations` can feed a learner after the search. Each solver memoises
+    pattern stacks and the kernel's leaf log-odds (the same numbers, computed less often); both memos
+    start small and grow with the search, so that short searches stay cheap.
     """
     cdef Store st
     cdef CaptureGoal* cap
@@ -763,6 +832,10 @@ cdef class Solver:
     cdef bint use_kernel
     cdef PriorKernel kernel         # the prior's table during a run (kept alive here)
     cdef const LeafTable* table     # &kernel.t, or NULL: price leaves through prior.logodds
+    cdef LeafMemo* memo             # 2^MEMO_BITS leaf log-odds of `table` (see memo_logodds), or NULL
+    cdef uint32_t memo_epoch        # bumped whenever `table` is fetched: older entries are stale
+    cdef PatternMemo* pmemo         # 2^pmemo_bits pattern stacks (see pattern_stack_memo), or NULL
+    cdef int memo_bits, pmemo_bits  # the memos grow with the search (grow_memos)
     # DOMAIN_TREE arrays (kept alive by the Python references below)
     cdef object tree_arrays
     cdef const int32_t* t_first
@@ -779,6 +852,10 @@ cdef class Solver:
     def __cinit__(self):
         memset(&self.st, 0, sizeof(Store))
         self.cap = NULL
+        self.memo = NULL
+        self.memo_epoch = 0
+        self.pmemo = NULL
+        self.memo_bits = self.pmemo_bits = 0
 
     def __init__(self, method: str = "pp", *, prior=None, prior_p: float = 0.5, max_depth: int = 100,
                  empty_and_true: bool = True, keep_keys: bool = False, kernel: bool = True):
@@ -809,6 +886,8 @@ cdef class Solver:
         free(self.st.nodes)
         free(self.st.keys)
         free(self.cap)
+        free(self.memo)
+        free(self.pmemo)
 
     # --- problems ---
 
@@ -841,6 +920,11 @@ cdef class Solver:
             self.cap = <CaptureGoal*>malloc(sizeof(CaptureGoal))
             if self.cap == NULL:
                 raise MemoryError()
+        if self.st.keep_keys and self.pmemo == NULL:
+            self.pmemo = <PatternMemo*>calloc(1 << MEMO_START_BITS, sizeof(PatternMemo))
+            if self.pmemo == NULL:
+                raise MemoryError()
+            self.pmemo_bits = MEMO_START_BITS
         g = self.cap
         g.goal = p
         g.attacker = 3 - b.color[p]
@@ -949,6 +1033,8 @@ cdef class Solver:
         cdef ProofNode* c
         cdef ProofNode* node
         self.developed += 1
+        if (self.developed & 63) == 0:
+            self.grow_memos()
         if self.domain == DOMAIN_TREE:
             count = self.develop_tree(n)
         else:
@@ -991,7 +1077,8 @@ cdef class Solver:
                 for k in range(count):
                     c = &self.st.nodes[first + k]
                     if c.value == V_UNKNOWN:
-                        c.a = leaf_logodds(self.table, &self.st.keys[(first + k) * N_SIZES])
+                        c.a = memo_logodds(self.memo, self.memo_bits, self.memo_epoch, self.table,
+                                           &self.st.keys[(first + k) * N_SIZES])
                         c.t = share(c.a, c.kind)
                 return 0
             role = 0 if node.kind == OR_NODE else 1
@@ -999,6 +1086,27 @@ cdef class Solver:
                 if not self.query_prior(first, count, role):
                     return -1
         return 0
+
+    cdef void grow_memos(self) noexcept nogil:
+        """Quadruple a memo (emptied) when the search has developed 1/16 as many nodes as it holds
+        entries (a node has tens of children), up to its largest size; kept as it is if memory is short."""
+        cdef void* bigger
+        cdef int bits
+        if self.pmemo != NULL and self.pmemo_bits < PATTERN_MEMO_BITS \
+                and self.developed >= (1 << (self.pmemo_bits - 4)):
+            bits = min(self.pmemo_bits + 2, <int>PATTERN_MEMO_BITS)
+            bigger = calloc(1 << bits, sizeof(PatternMemo))
+            if bigger != NULL:
+                free(self.pmemo)
+                self.pmemo = <PatternMemo*>bigger
+                self.pmemo_bits = bits
+        if self.memo != NULL and self.memo_bits < MEMO_BITS and self.developed >= (1 << (self.memo_bits - 4)):
+            bits = min(self.memo_bits + 2, <int>MEMO_BITS)
+            bigger = calloc(1 << bits, sizeof(LeafMemo))
+            if bigger != NULL:
+                free(self.memo)
+                self.memo = <LeafMemo*>bigger
+                self.memo_bits = bits
 
     cdef int develop_tree(self, int32_t n) noexcept nogil:
         cdef int32_t t = self.st.nodes[n].move, k
@@ -1074,7 +1182,8 @@ cdef class Solver:
                     and goal_ko_capture(b, gid, m, mover) and board.libs_after(b, m, mover, 2) == 1:
                 self.n_ko_banned[1] += 1        # the defender could retake the goal stone after a threat
             if self.st.keep_keys:
-                pattern_stack(b, m, gid, g.goal, g.attacker, role, g.mark_block, &self.ckeys[k * N_SIZES])
+                pattern_stack_memo(self.pmemo, self.pmemo_bits, b, m, gid, g.goal, g.attacker, role,
+                                   g.mark_block, &self.ckeys[k * N_SIZES])
             k += 1
         return k
 
@@ -1257,6 +1366,15 @@ cdef class Solver:
             raise TypeError(f"prior.kernel() must return a PriorKernel, got {type(k).__name__}")
         self.kernel = k
         self.table = &self.kernel.t
+        if self.memo == NULL:
+            self.memo = <LeafMemo*>calloc(1 << MEMO_START_BITS, sizeof(LeafMemo))
+            if self.memo == NULL:
+                raise MemoryError()
+            self.memo_bits = MEMO_START_BITS
+        self.memo_epoch += 1
+        if self.memo_epoch == 0:         # wrapped around: forget every entry
+            memset(self.memo, 0, (1 << self.memo_bits) * sizeof(LeafMemo))
+            self.memo_epoch = 1
         return 0
 
     # --- stepwise access (tests) ---
@@ -1541,7 +1659,8 @@ _LEARN_MODES = (False, True, "all", "consistent", "priced", "consistent_priced")
 
 
 def solve(Board position not None, goal: int, *, attack: bool = True, params: TacticsParams = TacticsParams(),
-          prior=None, learn=False, ko: str = "none", kernel: bool = True) -> Result:
+          prior=None, learn=False, ko: str = "none", kernel: bool = True,
+          learn_unsolved: bool = False) -> Result:
     """Can the block at `goal` be captured? attack=True: the attacker moves first; else the defender.
     ko: who may retake a ko at once ("none": simple ko binds both; see Solver.set_capture).
 
@@ -1552,8 +1671,10 @@ def solve(Board position not None, goal: int, *, attack: bool = True, params: Ta
     "the defender reaches L liberties" and may turn TRUE at L + 1, while a TRUE (a capture) holds at
     every L. learn="priced" (ours) learns only from the nodes the prior priced (UNKNOWN when generated),
     the population it is asked about, not from moves the goal decided at once; "consistent_priced"
-    does both. kernel=False prices the leaves through prior.logodds even if the prior has a C kernel
-    (the same numbers, slower)."""
+    does both. learn_unsolved=True (ours) also learns from a search that spent the budget (UNKNOWN):
+    the nodes it did solve are facts as well; in the consistent modes only its TRUE nodes, since it
+    did not end the loop solved. kernel=False prices the leaves through prior.logodds even if the prior
+    has a C kernel (the same numbers, slower)."""
     if learn not in _LEARN_MODES:
         raise ValueError(f"learn must be one of {_LEARN_MODES}, got {learn!r}")
     if learn and (prior is None or not callable(getattr(prior, "observe", None))):
@@ -1576,9 +1697,9 @@ def solve(Board position not None, goal: int, *, attack: bool = True, params: Ta
         seconds += solver.seconds
         runs.append((L, value, solver.n_developed))
         last = value != "F" or L >= params.l_max or total >= params.max_nodes
-        if learn and value != "U":
+        if learn and (value != "U" or learn_unsolved):
             keys, roles, values = solver.observations(priced_only=learn in ("priced", "consistent_priced"))
-            if learn in ("consistent", "consistent_priced") and not last:
+            if learn in ("consistent", "consistent_priced") and (not last or value == "U"):
                 keys, roles, values = keys[values], roles[values], values[values]
             if len(keys):
                 prior.observe(keys, roles, values)

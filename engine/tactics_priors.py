@@ -472,7 +472,11 @@ PRIORS: dict[str, type[LeafPrior]] = {"uniform": UniformPrior, "beta": BetaPrior
 
 # Search log-odds logit(0.1) + scale * (the model's log-odds): learned beliefs centred on the uniform leaf
 # prior that suits best-first proof search and damped against the over-confidence that the independence
-# of siblings adds. The best settings of B2 over 5 splits (bench/results/tactics_b2_5seeds_local.json).
+# of siblings adds. The best settings of B2 over 5 splits (bench/results/tactics_b2_5seeds_local.json), for
+# the local move generator only: with the region generator (every empty point of the problem, tens of moves
+# per node) these damped priors lose to the plain hierarchical model, and a sharper one (scale 1.5, no
+# shift) does best (bench/results/tactics_b2_3seeds_region_hier_0obs-hier_consistent-hier_cal-
+# hier_consistent_sharp.json).
 CALIBRATED: dict[str, dict[str, float]] = {
     "beta": {"shift": math.log(0.1 / 0.9), "scale": 0.5},
     "hier": {"shift": math.log(0.1 / 0.9), "scale": 0.3},

@@ -157,3 +157,56 @@ def test_the_key_zero_is_a_key_like_any_other():
     assert len(k) == 3
     stacks = np.array([[7] * 7 + [0], [7] * 7 + [5], [2 ** 64 - 1] + [7] * 7, [7] * 8], dtype=np.uint64)
     assert k.logodds(stacks).tolist() == [np.log(4.0), np.log(1.0 / 4.0), 0.0, 0.0]
+
+
+def test_a_solver_reused_after_learning_prices_leaves_with_the_new_model():
+    # the solver memoises leaf log-odds by the largest pattern; a model that learned in between must
+    # not be answered from the memo of its previous table
+    model = HierGaussPrior()
+    b = board_from_ascii(NET)
+    goal = vertex(b, "E4")
+    reused = Solver("pp", prior=model)
+    reused.set_capture(b, goal, move_gen="region", margin=9)
+    before = reused.run(400)
+    keys = observed_stacks()
+    model.observe(keys, np.zeros(len(keys), dtype=np.int8), np.zeros(len(keys), dtype=bool))  # all FALSE
+    reused.set_capture(b, goal, move_gen="region", margin=9)
+    reused.run(400)
+    fresh = Solver("pp", prior=model)
+    fresh.set_capture(b, goal, move_gen="region", margin=9)
+    fresh.run(400)
+    slow = Solver("pp", prior=model, kernel=False)
+    slow.set_capture(b, goal, move_gen="region", margin=9)
+    slow.run(400)
+    assert before == "U"
+    child = [reused.node(i)["logodds"] for i in range(1, 40)]
+    assert child == [fresh.node(i)["logodds"] for i in range(1, 40)] == [slow.node(i)["logodds"] for i in range(1, 40)]
+    assert reused.root_logodds == fresh.root_logodds == slow.root_logodds
+
+
+def test_the_stacks_a_search_stores_are_the_pattern_keys_of_their_positions():
+    # the solver memoises stacks by the unrotated template states; every stored stack must still be
+    # the stack `pattern_keys` computes from the node's own position
+    b = board_from_ascii(NET)
+    goal = vertex(b, "E4")
+    attacker = 3 - b.color_at(goal)
+    s = Solver("pp", keep_keys=True)
+    s.set_capture(b, goal, move_gen="region", margin=9)
+    s.run(300)
+    keys, roles, _ = s.observations()
+    solved = [i for i in range(1, s.n_nodes) if s.node(i)["value"] != "U"]
+    assert len(solved) == len(keys) > 50
+    deep = 0
+    for i, stack, role in zip(solved, keys, roles):
+        path = []
+        j = i
+        while j != 0:
+            path.append(s.node(j)["move"])
+            j = s.node(j)["parent"]
+        path.reverse()
+        pos = b.copy()
+        for ply, move in enumerate(path[:-1]):
+            pos.play(move, attacker if ply % 2 == 0 else 3 - attacker)
+        deep += len(path) > 1
+        assert tactics.pattern_keys(pos, path[-1], goal, role=int(role)).tolist() == stack.tolist()
+    assert deep > 20

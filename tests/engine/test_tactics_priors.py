@@ -247,3 +247,20 @@ def test_priced_learning_keeps_only_the_nodes_the_prior_priced():
     tactics.solve(b, vertex(b, "D4"), params=LOCAL, prior=everything, learn=True)
     tactics.solve(b, vertex(b, "D4"), params=LOCAL, prior=priced, learn="priced")
     assert 0 < len(priced.calls[0]) < len(everything.calls[0])
+
+
+def test_learning_from_searches_that_spend_their_budget():
+    b = board_from_ascii(BREAKER)
+    goal = vertex(b, "D4")
+    params = TacticsParams(move_gen="local", max_nodes=500, l_max=4)
+    plain, paper, ours = Recorder(), Recorder(), Recorder()
+    r = tactics.solve(b, goal, params=params, prior=plain, learn=True)
+    assert [run[:2] for run in r.runs] == [(3, "F"), (4, "U")] and len(plain.calls) == 1
+    again = tactics.solve(b, goal, params=params, prior=paper, learn=True, learn_unsolved=True)
+    assert again.runs == r.runs                           # learning does not change a uniform prior's search
+    assert len(paper.calls) == 2 and paper.calls[0].tolist() == plain.calls[0].tolist()
+    unsolved = paper.calls[1]                             # what the search at L = 4 solved before the budget ran out
+    assert len(unsolved) > 0 and unsolved.any() and not unsolved.all()
+    tactics.solve(b, goal, params=params, prior=ours, learn="consistent", learn_unsolved=True)
+    assert len(ours.calls) == 2                           # consistent: TRUE only, from both searches
+    assert ours.calls[1].all() and ours.calls[1].sum() == unsolved.sum()

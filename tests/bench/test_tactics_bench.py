@@ -1,0 +1,109 @@
+"""bench.tactics B2 plumbing: the configuration and naming options, the speed-up statistics, the label
+cache, and every B2 configuration's prior and training options on a small problem."""
+from __future__ import annotations
+
+import json
+from types import SimpleNamespace
+
+import pytest
+
+from bench import tactics as bt
+from engine import tactics
+from engine.tactics_priors import make_prior
+from tests.boards import board_from_ascii, vertex
+from tests.engine.test_tactics import LADDER, NET
+
+
+def test_default_runs_every_configuration_and_keeps_the_file_names():
+    args = bt.parse_args(["--only", "b2"])
+    assert args.b2_configs is None and args.suffix == "" and args.tag == ""
+    assert bt.parse_args(["--b2-seeds", "5", "--b2-regimes", "local"]).suffix == "_5seeds_local"
+    assert bt.parse_args(["--b2-configs", "all"]).b2_configs is None
+
+
+def test_a_subset_of_configurations_is_named_in_the_file():
+    args = bt.parse_args(["--only", "b2", "--b2-regimes", "region",
+                          "--b2-configs", "hier_cal_03, hier_consistent,hier_cal_03"])
+    assert args.b2_configs == ["hier_consistent", "hier_cal_03"]     # registry order, no repeats
+    assert args.suffix == "_region_hier_consistent-hier_cal_03"
+    tagged = bt.parse_args(["--b2-seeds", "3", "--b2-configs", "hier_cal", "--tag", "pool2000"])
+    assert tagged.suffix == "_3seeds_hier_cal_pool2000"
+
+
+@pytest.mark.parametrize("argv, message", [(["--b2-configs", "hier_cal,oracle"], "oracle"),
+                                           (["--b2-configs", ","], "unknown configuration"),
+                                           (["--tag", "a/b"], "--tag")])
+def test_bad_options_are_clear_errors(argv, message, capsys):
+    with pytest.raises(SystemExit) as e:
+        bt.parse_args(argv)
+    assert e.value.code == 2
+    assert message in capsys.readouterr().err
+
+
+def test_speedups_in_nodes_and_cpu_seconds():
+    pns = [("T", 100, 0.5, 0.4), ("T", 50, 0.2, 0.2), ("U", 1000, 1.0, 0.9), ("T", 10, 0.1, 0.1)]
+    pp = [("T", 25, 0.1, 0.1), ("U", 999, 1.0, 1.0), ("T", 400, 0.9, 0.8), ("T", 20, 0.1, 0.2)]
+    assert bt.speedups(pp, pns, 1) == [4.0, 0.5]                 # only the problems both prove
+    assert bt.speedups(pp, pns, 3) == [4.0, 0.5]
+    assert bt.speedups([("T", 25, 0.1)], [("T", 100, 0.5)], 3) == []   # older records: no cpu field
+    s = bt.ratio_summary([4.0, 0.25, 1.0], "speedup_cpu")
+    assert s["speedup_cpu_mean"] == pytest.approx(1.75)           # the paper's arithmetic mean of ratios
+    assert s["speedup_cpu_geomean"] == pytest.approx(1.0) and s["speedup_cpu_median"] == 1.0
+    assert bt.ratio_summary([], "speedup")["speedup_mean"] is None
+    assert bt.run_stats(pp)["test_cpu_per_problem"] == pytest.approx(0.525)
+
+
+def test_labels_are_reused_only_with_the_same_parameters(tmp_path):
+    path = tmp_path / "labels.json"
+    params = {"move_gen": "local", "max_nodes": 50_000, "l_max": 8}
+    assert bt.load_labels(path, params) == {}
+    bt.save_labels(path, params, {"a": True, "b": False})
+    assert bt.load_labels(path, params) == {"a": True, "b": False}
+    assert bt.load_labels(path, dict(params, max_nodes=1000)) == {}
+    assert bt.load_labels(None, params) == {}
+    path.write_text(json.dumps([1, 2, 3]))                       # someone else's file
+    assert bt.load_labels(path, params) == {}
+    path.write_text("{not json")
+    assert bt.load_labels(path, params) == {}
+
+
+def test_only_new_candidates_are_labelled(tmp_path):
+    path = tmp_path / "labels.json"
+    params = {"move_gen": "local", "max_nodes": 2000, "l_max": 8}
+    calls = []
+    pool = SimpleNamespace(map=lambda f, items, *rest: calls.append(len(items)) or list(map(f, items, *rest)))
+    ladder, net = problem(LADDER, "D4"), problem(NET, "E4")
+    net.name = "net"
+    assert bt.known_true(pool, [ladder], params, path) == [True]
+    assert bt.known_true(pool, [ladder, net], params, path) == [True, True]
+    assert bt.known_true(pool, [net, ladder], params, path) == [True, True]
+    assert calls == [1, 1, 0]                                    # the second run labels "net" only
+    assert bt.known_true(pool, [ladder], params, None) == [True] and calls[-1] == 1
+
+
+def problem(diagram: str, goal: str) -> bt.Problem:
+    b = board_from_ascii(diagram)
+    return bt.Problem(goal, b, vertex(b, goal), libs=b.liberties(vertex(b, goal)))
+
+
+@pytest.mark.parametrize("config", sorted(bt.B2_CONFIGS))
+def test_every_configuration_trains_and_answers(config):
+    kind, kw, learn, *rest = bt.B2_CONFIGS[config]
+    prior = make_prior(kind, **kw)
+    p = problem(LADDER, "D4")
+    params = tactics.TacticsParams(move_gen="local", max_nodes=2000)
+    options = {k: v for k, v in (rest[0] if rest else {}).items() if k != "passes"}
+    r = tactics.solve(p.board, p.goal, params=params, prior=prior, learn=learn, **options)
+    assert r.value == "T"
+
+
+def test_b2_regime_runs_the_chosen_configurations_only():
+    pool = SimpleNamespace(map=lambda f, *its, **kw: list(map(f, *its)))
+    train, test = [problem(LADDER, "D4")], [problem(NET, "E4"), problem(LADDER, "D4")]
+    out = bt.b2_regime(pool, train, test, {"move_gen": "local", "max_nodes": 3000, "l_max": 8}, 1,
+                       ["hier_consistent_u_p3"])
+    assert list(out["configs"]) == ["hier_consistent_u_p3"]
+    s = out["configs"]["hier_consistent_u_p3"]
+    assert s["options"] == {"learn_unsolved": True, "passes": 3} and s["passes"] == 3 and s["train_solved"] == 1
+    assert out["pns_solved"] == 2 and s["solved"] == 2 and s["both"] == 2
+    assert s["speedup_cpu_mean"] is not None and all(len(x) == 4 for x in s["per_problem"])
