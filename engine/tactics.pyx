@@ -793,6 +793,23 @@ cdef inline double memo_logodds(LeafMemo* memo, int bits, uint32_t epoch, const 
     return m.value
 
 
+cdef void* grow_table(void* table, int* bits, int max_bits, size_t entry, int64_t developed) noexcept nogil:
+    """A memo of 2^bits entries quadrupled (and emptied) once the search has developed 1/16 as many nodes
+    as it holds entries (a node has tens of children), up to 2^max_bits; the same memo when that is not
+    due, or when memory is short."""
+    cdef int grown
+    cdef void* bigger
+    if table == NULL or bits[0] >= max_bits or developed < (1 << (bits[0] - 4)):
+        return table
+    grown = min(bits[0] + 2, max_bits)
+    bigger = calloc(1 << grown, entry)
+    if bigger == NULL:
+        return table
+    free(table)
+    bits[0] = grown
+    return bigger
+
+
 _VALUE_NAMES = {V_FALSE: "F", V_TRUE: "T", V_UNKNOWN: "U"}
 _METHODS = {"pp": METHOD_PP, "pns": METHOD_PNS}
 _GENERATORS = {"region": GEN_REGION, "local": GEN_LOCAL}
@@ -1088,25 +1105,10 @@ cdef class Solver:
         return 0
 
     cdef void grow_memos(self) noexcept nogil:
-        """Quadruple a memo (emptied) when the search has developed 1/16 as many nodes as it holds
-        entries (a node has tens of children), up to its largest size; kept as it is if memory is short."""
-        cdef void* bigger
-        cdef int bits
-        if self.pmemo != NULL and self.pmemo_bits < PATTERN_MEMO_BITS \
-                and self.developed >= (1 << (self.pmemo_bits - 4)):
-            bits = min(self.pmemo_bits + 2, <int>PATTERN_MEMO_BITS)
-            bigger = calloc(1 << bits, sizeof(PatternMemo))
-            if bigger != NULL:
-                free(self.pmemo)
-                self.pmemo = <PatternMemo*>bigger
-                self.pmemo_bits = bits
-        if self.memo != NULL and self.memo_bits < MEMO_BITS and self.developed >= (1 << (self.memo_bits - 4)):
-            bits = min(self.memo_bits + 2, <int>MEMO_BITS)
-            bigger = calloc(1 << bits, sizeof(LeafMemo))
-            if bigger != NULL:
-                free(self.memo)
-                self.memo = <LeafMemo*>bigger
-                self.memo_bits = bits
+        """Let both memos grow with the search (see grow_table)."""
+        self.pmemo = <PatternMemo*>grow_table(self.pmemo, &self.pmemo_bits, PATTERN_MEMO_BITS,
+                                              sizeof(PatternMemo), self.developed)
+        self.memo = <LeafMemo*>grow_table(self.memo, &self.memo_bits, MEMO_BITS, sizeof(LeafMemo), self.developed)
 
     cdef int develop_tree(self, int32_t n) noexcept nogil:
         cdef int32_t t = self.st.nodes[n].move, k
