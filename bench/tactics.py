@@ -3,7 +3,7 @@ train/test split) and B3 (GnuGo's reading.tst through GTP `attack`/`defend`).
 
     python -m bench.tactics [--only b1,b3,b2] [--data ../shared/data] [--workers 2] [--quick]
                             [--b2-seeds N] [--b2-regimes region,local] [--b2-configs NAME,...]
-                            [--b2-pool N] [--b2-labels FILE] [--tag TEXT]
+                            [--b2-pool N] [--b2-labels FILE] [--tag TEXT] [--ladder-dump DIR]
 
 B1 builds capture problems from the tesuji collections of `tsumego.tar.xz` (Black or White to play,
 goal = the opponent block of 2-3 liberties nearest the book's first move) and from every `attack`
@@ -744,12 +744,81 @@ def ladder_positions(data_dir: Path, n_games: int, every: int = 10) -> list[tupl
     return out
 
 
+def ladder_params(budget: int) -> tactics.TacticsParams:
+    return tactics.TacticsParams(move_gen="local", max_nodes=budget, l_max=3)
+
+
 def compare_ladder(item: tuple, budget: int) -> tuple:
     from priors.ladder import is_ladder_attack
     board, stone = item
     ladder = is_ladder_attack(board, stone)
-    r = tactics.solve(board, stone, params=tactics.TacticsParams(move_gen="local", max_nodes=budget, l_max=3))
+    r = tactics.solve(board, stone, params=ladder_params(budget))
     return ladder, r.value, r.developed
+
+
+def principal_line(board: Board, stone: int, params: tactics.TacticsParams, libs_false: int) -> list[int]:
+    """The solver's line for capturing the block at stone (the last search of the liberty loop, at L =
+    libs_false): at attacker nodes the proving child (else the search's favourite), at defender nodes
+    the reply with the largest subtree (the defence the proof had to work hardest against)."""
+    solver = tactics.Solver(params.method, prior_p=params.prior_p, max_depth=params.max_depth)
+    solver.set_capture(board, stone, attack=True, libs_false=libs_false, move_gen=params.move_gen,
+                       counter_slack=params.counter_slack, defender_reach=params.defender_reach,
+                       defender_pass=params.defender_pass)
+    solver.run(params.max_nodes, params.max_store)
+    nodes = [solver.node(i) for i in range(solver.n_nodes)]
+    size = [1] * len(nodes)
+    for i in range(len(nodes) - 1, 0, -1):          # children come after their parents
+        size[nodes[i]["parent"]] += size[i]
+    line, n = [], 0
+    while nodes[n]["n_children"]:
+        kids = range(nodes[n]["first_child"], nodes[n]["first_child"] + nodes[n]["n_children"])
+        if nodes[n]["kind"] == "or":
+            proving = [i for i in kids if nodes[i]["value"] == "T"]
+            n = proving[0] if proving else max(kids, key=lambda i: (nodes[i].get("logodds", 0.0), -i))
+        else:
+            n = max(kids, key=lambda i: (size[i], -i))
+        line.append(nodes[n]["move"])
+    return line
+
+
+def dump_disagreements(out_dir: Path, items: list, rows: list, codes: list[int], budget: int) -> list[dict]:
+    """An SGF per block the solver captures and GnuGo does not (the position, then the solver's line as
+    moves, a root comment with the goal and both answers); returns one summary row per file."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    params = ladder_params(budget)
+    summary = []
+    for k, ((board, stone), (_, value, _), code) in enumerate(zip(items, rows, codes)):
+        if value != "T" or code != 0:
+            continue
+        r = tactics.solve(board, stone, params=params)
+        line = principal_line(board, stone, params, r.libs_false)
+        game = Game()
+        game.set_position(board)
+        color, played = board.to_play, []
+        for move in line:
+            try:
+                game.play(color, move)
+            except ValueError:
+                break
+            played.append(("B" if color == BLACK else "W") + vertex_name(board, move))
+            color = 3 - color
+        row = {"index": k, "goal": vertex_name(board, stone), "attacker": "B" if board.to_play == BLACK else "W",
+               "solver_move": vertex_name(board, r.move), "libs_false": r.libs_false, "developed": r.developed,
+               "line": " ".join(played), "gnugo_attack": code, "file": f"ladder_{k:05d}.sgf"}
+        sgf = _with_root_comment(game.to_sgf(), f"block {row['goal']}: {row['attacker']} to capture; solver (PP, "
+                                 f"local generator, L = {r.libs_false}) says captured by {row['solver_move']}, "
+                                 f"line {row['line']}; GnuGo's attack says 0")
+        (out_dir / row["file"]).write_bytes(sgf)
+        summary.append(row)
+    (out_dir / "index.json").write_text(json.dumps(summary, indent=1) + "\n")
+    return summary
+
+
+def _with_root_comment(data: bytes, comment: str) -> bytes:
+    from sgfmill import sgf
+    game = sgf.Sgf_game.from_bytes(data)
+    game.get_root().set("C", comment)
+    return game.serialise()
 
 
 def gnugo_attacks(gnugo: str, items: list[tuple[Board, int]], timeout: float) -> list[int]:
@@ -796,6 +865,11 @@ def run_ladder(args, pool) -> dict:
             "by_cell": {key: sum(c > 0 for cell, c in zip(cells, codes) if cell == key) for key in table},
         }
         print(f"against GnuGo's attack: {out['against_gnugo']}", flush=True)
+        if args.ladder_dump is not None:
+            out["dump"] = dump_disagreements(args.ladder_dump, items, rows, codes, args.ladder_budget)
+            for row in out["dump"]:
+                print(f"  only the solver: #{row['index']} {row['goal']} ({row['attacker']} to capture) "
+                      f"{row['line']} -> {args.ladder_dump / row['file']}", flush=True)
     return out
 
 
@@ -837,6 +911,9 @@ def parse_args(argv):
     ap.add_argument("--gnugo", default="/usr/games/gnugo")
     ap.add_argument("--ladder-games", type=int, default=40)
     ap.add_argument("--ladder-budget", type=int, default=2000)
+    ap.add_argument("--ladder-dump", type=Path, default=None,
+                    help="write an SGF (position and the solver's line) of every block the solver captures and "
+                         "GnuGo's attack does not, with index.json, into this directory")
     ap.add_argument("--quick", action="store_true", help="a small smoke run (few problems, small budgets)")
     args = ap.parse_args(argv)
     args.b2_configs = parse_b2_configs(ap, args.b2_configs)

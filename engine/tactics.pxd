@@ -111,7 +111,10 @@ cdef struct CaptureGoal:
     int gen                  # GEN_REGION or GEN_LOCAL
     bint mark_block          # patterns mark the whole goal block (else the goal vertex only)
     int counter_slack        # GEN_LOCAL: the defender attacks adjacent blocks with <= libs(goal) + slack liberties
+                             # (liberties shared with the goal not counted; a goal liberty the attacker cannot
+                             # fill at once counts twice)
     int defender_reach       # GEN_LOCAL: 2 adds every empty point within distance 2 of the goal block for the defender
+    bint defender_pass       # the defender may pass (its last child at every AND node)
     color_t ko_side          # the colour that may retake a ko at once (a conditional ko capture, as if after a
                              # ko threat that was answered), EMPTY for neither: see develop_capture's komaster rules
     int n_region

@@ -488,6 +488,16 @@ cdef void pattern_states(const BoardState* b, point_t m, point_t goal_group, poi
             state[k] = S_DEFENDER
 
 
+cdef uint64_t PASS_SALT = 0x5A55C0FFEE1234F1ULL
+
+
+cdef void pass_stack(int role, uint64_t* out) noexcept nogil:
+    # a pass has no neighbourhood: one fixed key per size and role
+    cdef int size
+    for size in range(N_SIZES):
+        out[size] = PASS_SALT ^ SIZE_SALT[size] ^ ROLE_SALT[role]
+
+
 cdef void stack_of_states(const uint8_t* state, int role, uint64_t* out) noexcept nogil:
     # symmetry s sees at template position k the state of point SYM_PERM[s][k] (the template is closed
     # under the 8 symmetries); each size's key is the least of its 8 oriented hashes
@@ -578,6 +588,29 @@ cdef int atari_neighbour_libs(const BoardState* b, point_t gid, color_t other, p
     return n
 
 
+cdef int unfillable_libs(const BoardState* b, const point_t* libs, int n_libs, color_t attacker) noexcept nogil:
+    """Goal liberties the attacker cannot fill at once: suicide or a self-atari there (a stone the
+    defender captures) without capturing. Each costs the attacker a move more in a capturing race."""
+    cdef int i, n = 0
+    for i in range(n_libs):
+        if board.libs_after(b, libs[i], attacker, 2) <= 1:
+            n += 1
+    return n
+
+
+cdef int shared_libs(const BoardState* b, point_t og, const point_t* libs, int n_libs) noexcept nogil:
+    """Liberties of the goal that are liberties of the block og as well."""
+    cdef int i, k, n = 0
+    cdef int d[4]
+    board.nbrs4(b.stride, d)
+    for i in range(n_libs):
+        for k in range(4):
+            if b.group[libs[i] + d[k]] == og and b.color[libs[i] + d[k]] != EMPTY:
+                n += 1
+                break
+    return n
+
+
 cdef void sort_points(point_t* a, int n) noexcept nogil:
     cdef int i, j
     cdef point_t x
@@ -594,7 +627,7 @@ cdef int generate(CaptureGoal* g, const BoardState* b, color_t mover, point_t* o
     cdef uint8_t seen[MAX_POINTS]
     cdef point_t libs[MAX_POINTS]
     cdef point_t more[MAX_POINTS]
-    cdef int n_libs, n = 0, n_more = 0, i, j, k, lg
+    cdef int n_libs, n = 0, n_more = 0, i, j, k, lg, sh
     cdef point_t gid = b.group[g.goal], q, p, og
     cdef color_t defender = 3 - g.attacker
     cdef int d[4]
@@ -614,7 +647,7 @@ cdef int generate(CaptureGoal* g, const BoardState* b, color_t mover, point_t* o
         return n
     # GEN_LOCAL: second-order liberties, then liberties of attacker blocks next to the goal that are
     # no stronger than it (captures and counter-ataris for the defender, backfilling for the attacker);
-    # the defender also counter-attacks blocks with up to counter_slack liberties more
+    # the defender also counter-attacks blocks in a capturing race with it (see lg below)
     for i in range(n_libs):
         for k in range(4):
             q = libs[i] + d[k]
@@ -633,14 +666,22 @@ cdef int generate(CaptureGoal* g, const BoardState* b, color_t mover, point_t* o
                     more[n_more] = q
                     n_more += 1
             p = b.next_stone[p]
-    lg = n_libs + (g.counter_slack if mover != g.attacker else 0)
+    # The defender's counter-attacks are a capturing race: it may fill the liberties of an adjacent
+    # attacker block whose own liberties (those it does not share with the goal) are no more than the
+    # goal's, counting a goal liberty the attacker cannot fill at once as one more (+ counter_slack).
+    lg = n_libs
+    if mover != g.attacker:
+        lg += g.counter_slack + unfillable_libs(b, libs, n_libs, g.attacker)
     p = gid
     while p != 0:
         for k in range(4):
             q = p + d[k]
             if b.color[q] == g.attacker:
                 og = b.group[q]
-                if seen[og] != 2 and count_libs(b, og, lg + 1) <= lg:
+                if seen[og] == 2:
+                    continue
+                sh = shared_libs(b, og, libs, n_libs) if mover != g.attacker else 0
+                if count_libs(b, og, lg + sh + 1) - sh <= lg:
                     seen[og] = 2        # a stone point: the mark cannot clash with a liberty's
                     n_more += block_libs(b, og, more + n_more, seen)
                     if mover == g.attacker:
@@ -910,12 +951,15 @@ cdef class Solver:
 
     def set_capture(self, Board position not None, goal: int, *, attack: bool = True, libs_false: int = 0,
                     move_gen: str = "region", margin: int = 1, mark_block: bool = True,
-                    counter_slack: int = 0, defender_reach: int = 1, ko: str = "none") -> None:
+                    counter_slack: int = 0, defender_reach: int = 1, ko: str = "none",
+                    defender_pass: bool = False) -> None:
         """Capture the block at `goal` (attacker = the other colour). attack=True: the attacker moves
         first (an OR root), else the defender does (an AND root). libs_false = L (0: libs + 1).
         The region generator uses the bounding box of all stones plus `margin`, clipped to the board.
         ko: "none" (simple ko binds both sides), "attacker" or "defender" (that side may retake a ko at
-        once, as if it had made a ko threat that was answered; GnuGo's conditional ko capture)."""
+        once, as if it had made a ko threat that was answered; GnuGo's conditional ko capture).
+        defender_pass: the defender may also pass (play elsewhere), its last child at every AND node, so
+        that a block in seki is not "captured" because every local move of the defender loses."""
         cdef BoardState* b = &position.s
         cdef CaptureGoal* g
         cdef int row, col, r0, r1, c0, c1, size = b.size
@@ -949,6 +993,7 @@ cdef class Solver:
         g.mark_block = mark_block
         g.counter_slack = counter_slack
         g.defender_reach = defender_reach
+        g.defender_pass = defender_pass
         g.ko_side = EMPTY if ko == "none" else (g.attacker if ko == "attacker" else 3 - g.attacker)
         g.root = b[0]
         first = g.attacker if attack else 3 - g.attacker
@@ -1186,6 +1231,13 @@ cdef class Solver:
             if self.st.keep_keys:
                 pattern_stack_memo(self.pmemo, self.pmemo_bits, b, m, gid, g.goal, g.attacker, role,
                                    g.mark_block, &self.ckeys[k * N_SIZES])
+            k += 1
+        if g.defender_pass and role == 1 and k < MAX_MOVES:
+            # the defender may pass (play elsewhere): in a seki every local move of its loses
+            self.cand[k] = PASS
+            self.cvalue[k] = V_UNKNOWN
+            if self.st.keep_keys:
+                pass_stack(role, &self.ckeys[k * N_SIZES])
             k += 1
         return k
 
@@ -1575,9 +1627,15 @@ def _sigmoid(x: float) -> float:
 def pattern_keys(Board position not None, move: int, goal: int, *, role: int = 0,
                  mark_block: bool = True) -> np.ndarray:
     """The (8,) uint64 pattern stack of `move` (an empty point) with the block at `goal` as the goal
-    and its opponent as the attacker; role 0 for an attacker move, 1 for a defender move."""
+    and its opponent as the attacker; role 0 for an attacker move, 1 for a defender move. A pass (PASS)
+    has one fixed stack per role."""
     cdef BoardState* b = &position.s
     cdef uint64_t out[N_SIZES]
+    if role not in (0, 1):
+        raise ValueError("role must be 0 (attacker) or 1 (defender)")
+    if move == PASS:
+        pass_stack(role, out)
+        return np.array([out[i] for i in range(N_SIZES)], dtype=np.uint64)
     m = position.point(*position.coords(move))
     p = position.point(*position.coords(goal))
     if b.color[m] != EMPTY:
@@ -1610,6 +1668,7 @@ class TacticsParams:
     defender_reach: int = 1      # local generator: 1 = goal liberties and second-order liberties for the
                                  # defender; 2 = every empty point within distance 2 of the goal block
     ko_results: bool = True      # attack/defend give GnuGo's ko codes 2 and 3 (solve_ko), else only 1 and 0
+    defender_pass: bool = True   # the defender may pass (play elsewhere): a block in seki is not captured
 
     def __post_init__(self) -> None:
         if self.method not in _METHODS:
@@ -1693,7 +1752,8 @@ def solve(Board position not None, goal: int, *, attack: bool = True, params: Ta
     while True:
         solver.set_capture(position, goal, attack=attack, libs_false=L, move_gen=params.move_gen,
                            margin=params.margin, mark_block=params.mark_block,
-                           counter_slack=params.counter_slack, defender_reach=params.defender_reach, ko=ko)
+                           counter_slack=params.counter_slack, defender_reach=params.defender_reach, ko=ko,
+                           defender_pass=params.defender_pass)
         value = solver.run(params.max_nodes - total, params.max_store)
         total += solver.n_developed
         seconds += solver.seconds
@@ -1775,7 +1835,8 @@ def defend(Board position not None, goal: int, params: TacticsParams = TacticsPa
     defender moves first (and wins every ko), else (code, move, result): code 1 (WIN), 2 (KO_A) or 3
     (KO_B, the defender must win a ko in which it makes the first threat), with the defender's move (a
     proved one when the search ended FALSE, the search's favourite when the budget ran out; PASS when
-    the block needs no move because it already has l_max liberties)."""
+    the block needs no move: it already has l_max liberties, or passing is its proved defence, as in a
+    seki)."""
     r = solve_ko(position, goal, attack=False, params=params, prior=prior) if params.ko_results else \
         solve(position, goal, attack=False, params=params, prior=prior)
     return (r.code, r.move if r.code else PASS, r)

@@ -94,7 +94,8 @@ class TacticsCommands(CommandGroup):
                                 max_depth=params.max_depth, empty_and_true=params.empty_and_true)
         solver.set_capture(board, point, attack=attack, libs_false=r.libs_false, move_gen=params.move_gen,
                            margin=params.margin, mark_block=params.mark_block,
-                           counter_slack=params.counter_slack, defender_reach=params.defender_reach)
+                           counter_slack=params.counter_slack, defender_reach=params.defender_reach,
+                           defender_pass=params.defender_pass)
         solver.run(max(1, r.developed_last))
         lines = []
         for c in solver.children(0):

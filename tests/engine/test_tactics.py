@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from engine import tactics
-from engine.board import BLACK, PASS, Board
+from engine.board import BLACK, PASS, WHITE, Board
 from engine.tactics import Solver, TacticsParams, and_logodds, or_logodds, pattern_keys
 from tests.boards import board_from_ascii, vertex
 
@@ -319,6 +319,112 @@ def test_wider_defender_generators_keep_the_answers():
     # liberties and second-order liberties; then also the points behind the black stones
     assert narrow == {vertex(b, v) for v in ("D5", "E4", "C5", "D6", "E5", "F4")}
     assert wide - narrow == {vertex(b, v) for v in ("B4", "C3", "D2")}
+
+
+# White to capture G1 (libs G3, J1). The white block H2 has three liberties, two of them (G3, J1) shared
+# with the goal. White must first save F1 (E1, else Black captures it and escapes); Black then fills J3,
+# the one liberty of H2 it does not share, and the race is a seki: whoever fills G3 or J1 is captured.
+SEKI_RACE = """
+    . . . . . . . . .
+    . . . . . . . . .
+    . . . . . . . . .
+    O O O O X X X X X
+    . . . O O O X X X
+    . . . . O X O O X
+    . . . . O X . O .
+    . . . . O X X O O
+    . . . . . O X X .
+"""
+
+
+@pytest.mark.parametrize("method", ["pp", "pns"])
+def test_local_generator_lets_the_defender_fill_an_outside_liberty(method):
+    # The local generator used to leave J3 out (H2 has more liberties than the goal) and prove a
+    # capture by E1 that is not there.
+    b = board_from_ascii(SEKI_RACE, to_play=WHITE)
+    goal = vertex(b, "G1")
+    params = TacticsParams(method=method, move_gen="local", l_max=3)
+    assert tactics.solve(b, goal, params=params).value == "F"
+    assert tactics.attack(b, goal, params)[:2] == (0, PASS)
+    b.play(vertex(b, "E1"), WHITE)
+    s = Solver(method)
+    s.set_capture(b, goal, attack=False, libs_false=3, move_gen="local")
+    s.develop_node(0)
+    assert vertex(b, "J3") in {c["move"] for c in s.children(0)}
+    code, move, _ = tactics.defend(b, goal, params)
+    assert (code, b._name(move)) == (1, "J3")
+
+
+# The white goal A3 has two liberties, A2 and B1, that Black cannot fill without a self-atari; the black
+# block D4 around it has three liberties (E1, E2, E3).
+EYE_RACE = """
+    . . . . . . .
+    . . . . . . .
+    O O O O O O .
+    X X X X O O .
+    O O O X . O .
+    . O O X . O .
+    . . O X . O .
+"""
+
+
+def test_local_generator_counts_goal_liberties_the_attacker_cannot_fill():
+    # In the race a liberty the attacker cannot fill at once is worth two, so the defender may fill the
+    # liberties of a block with more liberties than the goal has; the attacker's moves are unchanged.
+    b = board_from_ascii(EYE_RACE)
+    goal = vertex(b, "A3")
+    moves = {}
+    for attack in (True, False):
+        s = Solver("pp")
+        s.set_capture(b, goal, attack=attack, libs_false=3, move_gen="local")
+        s.develop_node(0)
+        moves[attack] = {b._name(c["move"]) for c in s.children(0)}
+    assert moves[True] == {"A1", "A2", "B1"}
+    assert moves[False] == {"A1", "A2", "B1", "E1", "E2", "E3"}
+
+
+# White to capture J7 (libs J6, J9). After G9 the black block and the white block around it share those
+# two liberties and have no other: a seki, where whoever fills one is captured.
+SEKI = """
+    . . . X O O . O .
+    X . X . X O O X X
+    . X X X X X O O X
+    O O X O O X O O .
+    X O O O O O X O O
+    . X X O X O X X X
+    X . . O X X X . X
+    X X X O O O O O X
+    O O X X X X X X .
+"""
+
+
+@pytest.mark.parametrize("method", ["pp", "pns"])
+def test_a_block_in_seki_is_not_captured(method):
+    # Without a pass the defender must fill a shared liberty after G9 and the block is "captured".
+    b = board_from_ascii(SEKI, to_play=WHITE)
+    goal = vertex(b, "J7")
+    params = TacticsParams(method=method, move_gen="local", l_max=3)
+    r = tactics.solve(b, goal, params=params)
+    assert r.value == "F"
+    assert tactics.attack(b, goal, params)[:2] == (0, PASS)
+    forced = tactics.solve(b, goal, params=TacticsParams(method=method, move_gen="local", l_max=3,
+                                                         defender_pass=False))
+    assert (forced.value, b._name(forced.move)) == ("T", "G9")
+    b.play(vertex(b, "G9"), WHITE)
+    code, move, _ = tactics.defend(b, goal, params)
+    assert (code, move) == (1, PASS)          # nothing to do: any local move loses
+
+
+def test_a_pass_has_one_pattern_stack_per_role():
+    b = board_from_ascii(SEKI, to_play=WHITE)
+    s = Solver("pp")
+    s.set_capture(b, vertex(b, "J7"), attack=False, libs_false=3, move_gen="local", defender_pass=True)
+    s.develop_node(0)
+    assert s.children(0)[-1]["move"] == PASS and s.children(0)[-1]["value"] == "U"
+    here = tactics.pattern_keys(b, PASS, vertex(b, "J7"), role=1)
+    elsewhere = tactics.pattern_keys(board_from_ascii(LADDER), PASS, vertex(board_from_ascii(LADDER), "D4"), role=1)
+    assert here.tolist() == elsewhere.tolist()
+    assert here.tolist() != tactics.pattern_keys(b, PASS, vertex(b, "J7"), role=0).tolist()
 
 
 def test_region_generator_solves_the_snapback():
