@@ -14,12 +14,13 @@ from typing import Optional, Sequence
 import engine
 from engine.config import ConfigError, load_config
 from engine.params import EngineParams, PriorParams
+from engine.tactics import TacticsParams
 from gtp.analysis import KataAnalysisCommands, LzAnalysisCommands
 from gtp.commands import StandardCommands
 from gtp.gogui import GoGuiCommands, LiveGfx, ViewCommands
 from gtp.kgs import KgsCommands
 from gtp.protocol import GtpServer
-from gtp.tactics_commands import TacticsCommands
+from gtp.tactics_commands import GTP_PARAMS, TacticsCommands
 
 EXIT_CONFIG = 2
 EXIT_NOT_BUILT = 3
@@ -42,13 +43,14 @@ def make_prior(p: PriorParams):
         raise ConfigError(text if text.startswith("prior.") else f"prior.model: {text}") from None
 
 
-def make_server(player, params: EngineParams) -> GtpServer:
-    """Every command group around one player; any command stops pondering first."""
+def make_server(player, params: EngineParams, tactics_params: TacticsParams = GTP_PARAMS) -> GtpServer:
+    """Every command group around one player; any command stops pondering first. tactics_params: the
+    solver settings of `attack`, `defend` and the `bps_` commands."""
     server = GtpServer()
     live_gfx = LiveGfx(player, server.write_log)
     for group in [StandardCommands(player, params.name, engine_version(), live_gfx),
                   KgsCommands(player, live_gfx), KataAnalysisCommands(player), LzAnalysisCommands(player),
-                  GoGuiCommands(), ViewCommands(player), TacticsCommands(player)]:
+                  GoGuiCommands(), ViewCommands(player), TacticsCommands(player, tactics_params)]:
         server.add(group)
     server.before_command.append(player.stop_pondering)
     return server

@@ -197,8 +197,9 @@ class TacticsCommands(CommandGroup):
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
-    """`python -m gtp.tactics_commands [--set key=value ...]`: the engine's GTP server with this group
-    added (for running GnuGo's regression files before the group is part of `tesuji gtp`)."""
+    """`python -m gtp.tactics_commands [--budget N] [--method pp|pns] ... [--set key=value ...]`: the
+    engine's GTP server with the solver settings given here (`tesuji gtp` uses GTP_PARAMS), for running
+    GnuGo's regression files with each of them."""
     import argparse
     import os
 
@@ -222,9 +223,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         print(f"tactics_commands: {e}", file=sys.stderr)
         return 2
     player = Player(engine_params)
-    server = make_server(player, engine_params)
-    if "attack" not in server.handlers:
-        server.add(TacticsCommands(player, params))
+    server = make_server(player, engine_params, tactics_params=params)
     protocol_out = os.fdopen(os.dup(sys.stdout.fileno()), "wb")
     sys.stdout.flush()
     os.dup2(sys.stderr.fileno(), sys.stdout.fileno())   # stray prints must not corrupt the protocol

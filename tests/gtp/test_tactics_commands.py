@@ -101,6 +101,17 @@ def test_a_regression_file_runs_through_the_engine(tmp_path):
         assert proc.close() == 0, proc.stderr_text()[-2000:]
 
 
+def test_the_command_line_settings_reach_the_solver():
+    proc = GtpProcess([sys.executable, "-m", "gtp.tactics_commands", "--method", "pns", "--budget", "700",
+                       "--move-gen", "region", "--l-max", "4"])
+    try:
+        ok, text = proc.send("bps_config")
+        assert ok and "method=pns" in text and "budget=700" in text and "move_gen=region" in text and "l_max=4" in text
+        assert proc.send("quit")[0]
+    finally:
+        assert proc.close() == 0, proc.stderr_text()[-2000:]
+
+
 def test_ko_results_in_gnugo_format():
     # 5x5: Black B4 A3 B2, White C4 B3 D3 C2; Black C3 takes B3 by a ko capture (GnuGo's KO_A = "2")
     player = StubPlayer()
