@@ -273,12 +273,13 @@ def main(argv: list[str] | None = None) -> int:
             if not todo:
                 continue
             config = cell_config(bench, cell, args.data)
-            if cache_folder(config) != loaded_folder:     # cells of one feature set share their data
+            folder = cache_folder(config)
+            if folder != loaded_folder:                   # cells of one feature set share their data
                 data = test = None                        # free the previous feature set's arrays first
                 data = training_data(config, log=lambda m: print(m, file=sys.stderr))
                 test = test_competitions(config, data, bench.test_sample, bench.test_archives,
                                          log=lambda m: print(m, file=sys.stderr))
-                loaded_folder = cache_folder(config)
+                loaded_folder = folder
             for seed in todo:
                 record = {"cell": cell.name, **run_one(config, seed, data, test)}
                 runs[(cell.name, seed)] = record

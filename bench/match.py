@@ -114,16 +114,12 @@ def check_resume(old: dict, new: dict, run_dir: Path) -> None:
                            f"the config says {value!r}; use another --out")
 
 
-def read_records(path: Path) -> dict[tuple[str, int], dict]:
-    """Games already played, keyed by (variant, game).
-
-    A line cut short by a kill (or otherwise unreadable) is dropped from the file, so that the
-    game is played again and the next record starts on a line of its own."""
+def parse_records(text: str) -> tuple[dict[tuple[str, int], dict], list[str], int]:
+    """The game records of a games.jsonl text keyed by (variant, game), the lines they came from, and
+    the number of unreadable lines (a line cut short by a kill, say), which are left out."""
     records: dict[tuple[str, int], dict] = {}
-    if not path.exists():
-        return records
     good, bad = [], 0
-    for line in path.read_text(encoding="utf-8").splitlines():
+    for line in text.splitlines():
         if not line.strip():
             continue
         try:
@@ -132,6 +128,17 @@ def read_records(path: Path) -> dict[tuple[str, int], dict]:
             good.append(line)
         except (ValueError, KeyError, TypeError):
             bad += 1
+    return records, good, bad
+
+
+def read_records(path: Path) -> dict[tuple[str, int], dict]:
+    """Games already played, keyed by (variant, game).
+
+    A line cut short by a kill (or otherwise unreadable) is dropped from the file, so that the
+    game is played again and the next record starts on a line of its own."""
+    if not path.exists():
+        return {}
+    records, good, bad = parse_records(path.read_text(encoding="utf-8"))
     if bad or not path.read_bytes().endswith(b"\n"):
         print(f"warning: {path}: {bad} unreadable line(s) dropped; those games will be played again",
               file=sys.stderr)

@@ -18,6 +18,7 @@ import sys
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from bench.match import parse_records
 from bench.report import player_score
 
 
@@ -48,17 +49,13 @@ def mcnemar_exact(b: int, c: int) -> float:
 
 
 def load_games(run_dir: Path, variant: str) -> dict[int, dict]:
+    """One run's games of a variant by number (read only: a line a running match is still writing is
+    left out, not repaired)."""
     path = run_dir / "games.jsonl"
     if not path.is_file():
         raise FileNotFoundError(f"{path}: no games.jsonl (is {run_dir} a bench.match output directory?)")
-    games = {}
-    with open(path) as f:
-        for line in f:
-            if line.strip():
-                record = json.loads(line)
-                if record.get("variant", "main") == variant:
-                    games[record["game"]] = record
-    return games
+    records, _, _ = parse_records(path.read_text(encoding="utf-8"))
+    return {game: record for (v, game), record in records.items() if v == variant}
 
 
 def pair(first: dict[int, dict], second: dict[int, dict]) -> Paired:

@@ -760,10 +760,8 @@ def principal_line(board: Board, stone: int, params: tactics.TacticsParams, libs
     """The solver's line for capturing the block at stone (the last search of the liberty loop, at L =
     libs_false): at attacker nodes the proving child (else the search's favourite), at defender nodes
     the reply with the largest subtree (the defence the proof had to work hardest against)."""
-    solver = tactics.Solver(params.method, prior_p=params.prior_p, max_depth=params.max_depth)
-    solver.set_capture(board, stone, attack=True, libs_false=libs_false, move_gen=params.move_gen,
-                       counter_slack=params.counter_slack, defender_reach=params.defender_reach,
-                       defender_pass=params.defender_pass)
+    solver = tactics.Solver.for_params(params)
+    solver.set_capture_params(board, stone, params, attack=True, libs_false=libs_false)
     solver.run(params.max_nodes, params.max_store)
     nodes = [solver.node(i) for i in range(solver.n_nodes)]
     size = [1] * len(nodes)

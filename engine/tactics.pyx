@@ -678,14 +678,16 @@ cdef int generate(CaptureGoal* g, const BoardState* b, color_t mover, point_t* o
             q = p + d[k]
             if b.color[q] == g.attacker:
                 og = b.group[q]
-                if seen[og] == 2:
-                    continue
+                if seen[og]:
+                    continue            # judged already, next to another goal stone
                 sh = shared_libs(b, og, libs, n_libs) if mover != g.attacker else 0
-                if count_libs(b, og, lg + sh + 1) - sh <= lg:
-                    seen[og] = 2        # a stone point: the mark cannot clash with a liberty's
-                    n_more += block_libs(b, og, more + n_more, seen)
-                    if mover == g.attacker:
-                        n_more += atari_neighbour_libs(b, og, defender, gid, more + n_more, seen)
+                if count_libs(b, og, lg + sh + 1) - sh > lg:
+                    seen[og] = 4        # too strong (stone-point marks cannot clash with a liberty's)
+                    continue
+                seen[og] = 2
+                n_more += block_libs(b, og, more + n_more, seen)
+                if mover == g.attacker:
+                    n_more += atari_neighbour_libs(b, og, defender, gid, more + n_more, seen)
         p = b.next_stone[p]
     # the superstring: weak defender blocks next to a goal liberty (the goal joins them by playing
     # there); their liberties extend the goal (defender) or are filled from behind (attacker)
@@ -948,6 +950,19 @@ cdef class Solver:
         free(self.pmemo)
 
     # --- problems ---
+
+    @staticmethod
+    def for_params(params, prior=None, *, keep_keys: bool = False, kernel: bool = True):
+        """A solver with the search settings of a TacticsParams (method, leaf prior, depth, empty nodes)."""
+        return Solver(params.method, prior=prior, prior_p=params.prior_p, max_depth=params.max_depth,
+                      empty_and_true=params.empty_and_true, keep_keys=keep_keys, kernel=kernel)
+
+    def set_capture_params(self, Board position not None, goal: int, params, *, attack: bool = True,
+                           libs_false: int = 0, ko: str = "none") -> None:
+        """set_capture with the move-generator settings of a TacticsParams: one search of solve's loop."""
+        self.set_capture(position, goal, attack=attack, libs_false=libs_false, move_gen=params.move_gen,
+                         margin=params.margin, mark_block=params.mark_block, counter_slack=params.counter_slack,
+                         defender_reach=params.defender_reach, ko=ko, defender_pass=params.defender_pass)
 
     def set_capture(self, Board position not None, goal: int, *, attack: bool = True, libs_false: int = 0,
                     move_gen: str = "region", margin: int = 1, mark_block: bool = True,
@@ -1740,8 +1755,7 @@ def solve(Board position not None, goal: int, *, attack: bool = True, params: Ta
         raise ValueError(f"learn must be one of {_LEARN_MODES}, got {learn!r}")
     if learn and (prior is None or not callable(getattr(prior, "observe", None))):
         raise ValueError("learn=True needs a prior with an observe(keys, roles, values) method")
-    solver = Solver(params.method, prior=prior, prior_p=params.prior_p, max_depth=params.max_depth,
-                    empty_and_true=params.empty_and_true, keep_keys=bool(learn), kernel=kernel)
+    solver = Solver.for_params(params, prior, keep_keys=bool(learn), kernel=kernel)
     libs = position.liberties(goal) if position.color_at(goal) in (BLACK, WHITE) else 0
     L = params.l_start if params.l_start > 0 else libs + 1
     L = max(L, 1)
@@ -1750,10 +1764,7 @@ def solve(Board position not None, goal: int, *, attack: bool = True, params: Ta
     seconds = 0.0
     value = "U"
     while True:
-        solver.set_capture(position, goal, attack=attack, libs_false=L, move_gen=params.move_gen,
-                           margin=params.margin, mark_block=params.mark_block,
-                           counter_slack=params.counter_slack, defender_reach=params.defender_reach, ko=ko,
-                           defender_pass=params.defender_pass)
+        solver.set_capture_params(position, goal, params, attack=attack, libs_false=L, ko=ko)
         value = solver.run(params.max_nodes - total, params.max_store)
         total += solver.n_developed
         seconds += solver.seconds

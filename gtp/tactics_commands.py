@@ -90,12 +90,8 @@ class TacticsCommands(CommandGroup):
         board, point = self._string(args[0])
         attack, params = self._options(args[1:])
         r = tactics.solve(board, point, attack=attack, params=params, prior=self.prior)
-        solver = tactics.Solver(params.method, prior=self.prior, prior_p=params.prior_p,
-                                max_depth=params.max_depth, empty_and_true=params.empty_and_true)
-        solver.set_capture(board, point, attack=attack, libs_false=r.libs_false, move_gen=params.move_gen,
-                           margin=params.margin, mark_block=params.mark_block,
-                           counter_slack=params.counter_slack, defender_reach=params.defender_reach,
-                           defender_pass=params.defender_pass)
+        solver = tactics.Solver.for_params(params, self.prior)      # solve's last search, again
+        solver.set_capture_params(board, point, params, attack=attack, libs_false=r.libs_false, ko=r.ko)
         solver.run(max(1, r.developed_last))
         lines = []
         for c in solver.children(0):

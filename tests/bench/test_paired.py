@@ -73,3 +73,12 @@ def test_missing_run_is_a_clear_error(tmp_path, capsys):
     assert main([str(a), str(tmp_path / "absent")]) == 2
     captured = capsys.readouterr()
     assert "no games.jsonl" in captured.err and "Traceback" not in captured.err + captured.out
+
+
+def test_a_line_still_being_written_is_left_out_and_the_file_kept(tmp_path):
+    run = write_run(tmp_path, "a", [record(0, "b"), record(1, "w")])
+    path = run / "games.jsonl"
+    path.write_text(path.read_text() + '{"variant": "main", "game": 2, "se')
+    before = path.read_text()
+    assert sorted(load_games(run, "main")) == [0, 1]
+    assert path.read_text() == before
