@@ -40,6 +40,29 @@ class Competitions:
         return sum(a.nbytes for a in (self.levels, self.mult, self.starts, self.winners, self.move_numbers))
 
 
+def radix_parts(level_counts: np.ndarray) -> list[tuple[slice, np.ndarray]]:
+    """Runs of consecutive groups whose mixed-radix codes fit in int64, each as (columns, radix).
+    One run unless the levels' product overflows (large pattern sets with many groups)."""
+    counts = [int(n) for n in level_counts]
+    parts, start, product = [], 0, 1
+    for g, n in enumerate(counts):
+        if g > start and product * n >= 2 ** 63:
+            parts.append((slice(start, g), np.cumprod([1] + counts[start:g - 1], dtype=np.int64)))
+            start, product = g, 1
+        product *= n
+    parts.append((slice(start, len(counts)), np.cumprod([1] + counts[start:len(counts) - 1], dtype=np.int64)))
+    return parts
+
+
+def team_keys(levels: np.ndarray, parts: list[tuple[slice, np.ndarray]]) -> np.ndarray:
+    """An exact key per team (row of `levels`) that np.unique can sort: the int64 code when one run of
+    groups holds it, else each row's codes viewed as one opaque item."""
+    if len(parts) == 1:
+        return levels @ parts[0][1]
+    codes = np.ascontiguousarray(np.stack([levels[:, cols] @ radix for cols, radix in parts], axis=1))
+    return codes.view(np.dtype((np.void, codes.itemsize * len(parts)))).reshape(-1)
+
+
 class CompetitionBuilder:
     """Collects competitions one position at a time, merging identical teams within each."""
 
@@ -49,10 +72,7 @@ class CompetitionBuilder:
         self.dtype = np.dtype(dtype)
         if self.level_counts.max(initial=1) - 1 > np.iinfo(self.dtype).max:
             raise ValueError(f"levels up to {self.level_counts.max() - 1} do not fit in {self.dtype}")
-        # Teams are merged by an exact mixed-radix code of their levels when it fits in int64.
-        radix = np.cumprod(np.concatenate([[1], self.level_counts[:-1]])).astype(object)
-        fits = int(np.prod(self.level_counts.astype(object))) < 2 ** 63
-        self._radix = radix.astype(np.int64) if fits else None
+        self._parts = radix_parts(self.level_counts)
         self._levels: list[np.ndarray] = []
         self._mult: list[np.ndarray] = []
         self._sizes: list[int] = []
@@ -67,12 +87,9 @@ class CompetitionBuilder:
             raise ValueError(f"winner {winner} out of range for {len(levels)} candidates")
         if np.any(levels >= self.level_counts) or np.any(levels < 0):
             raise ValueError("a level is out of range for its group")
-        if self._radix is not None:
-            _, first, inverse, counts = np.unique(levels @ self._radix, return_index=True,
-                                                  return_inverse=True, return_counts=True)
-            teams = levels[first]
-        else:
-            teams, inverse, counts = np.unique(levels, axis=0, return_inverse=True, return_counts=True)
+        _, first, inverse, counts = np.unique(team_keys(levels, self._parts), return_index=True,
+                                              return_inverse=True, return_counts=True)
+        teams = levels[first]
         self._levels.append(teams.astype(self.dtype, copy=False))
         self._mult.append(counts.astype(np.int32))
         self._winners.append(int(inverse.reshape(-1)[winner]))

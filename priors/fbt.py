@@ -33,7 +33,7 @@ import numpy as np
 from priors import _fbt, features
 from priors.base import ModelError, Prior
 from priors.competitions import Competitions, build_competitions
-from priors.mm import group_offsets
+from priors.mm import group_offsets, pad_groups, stored_groups
 from priors.patterns import PATTERN_ARRAYS, PatternSet, pattern_arrays, patterns_from_arrays
 
 MODEL_VERSION = 1
@@ -359,8 +359,8 @@ class FBTPrior(Prior):
 
         if metadata.get("model_version") != MODEL_VERSION:
             raise fail(f"model version {metadata.get('model_version')}, expected {MODEL_VERSION}")
-        if (metadata.get("feature_groups") != list(features.GROUPS)
-                or metadata.get("zobrist_seed") != features.ZOBRIST_SEED):
+        n_stored = stored_groups(metadata.get("feature_groups"))
+        if not n_stored or metadata.get("zobrist_seed") != features.ZOBRIST_SEED:
             raise fail("written for another feature set")
         missing = {"w", "v", "bias", "level_counts", *PATTERN_ARRAYS} - set(arrays)
         if missing:
@@ -372,15 +372,18 @@ class FBTPrior(Prior):
             prior = cls(**hyper)
         except (TypeError, ValueError) as err:
             raise fail(f"bad hyperparameters ({err})") from None
+        if not set(prior.groups) <= set(features.GROUPS[:n_stored]):
+            raise fail("its groups name feature groups the file does not hold")
         counts = features.level_counts(len(arrays["pattern_keys"]))
-        n = int(counts.sum())
+        n = int(counts[:n_stored].sum())
         w, v, bias = arrays["w"], arrays["v"], arrays["bias"]
-        if (not np.array_equal(arrays["level_counts"], counts) or w.shape != (n,) or v.shape != (n, prior.k)
-                or bias.shape != ()):
+        if (not np.array_equal(arrays["level_counts"], counts[:n_stored]) or w.shape != (n,)
+                or v.shape != (n, prior.k) or bias.shape != ()):
             raise fail("array shapes do not match the feature set")
         if any(a.dtype.kind != "f" for a in (w, v, bias)):
             raise fail("w, v and bias must be floating point")
-        w, v = (np.ascontiguousarray(a, dtype=np.float64) for a in (w, v))
+        # A file from before the later groups existed: they get zero parameters and stay out of `groups`.
+        w, v = (pad_groups(np.ascontiguousarray(a, dtype=np.float64), counts, n_stored, 0.0) for a in (w, v))
         bias = float(bias)
         if not (np.all(np.isfinite(w)) and np.all(np.isfinite(v)) and math.isfinite(bias)):
             raise fail("parameters must be finite")

@@ -25,7 +25,21 @@ cdef enum:                 # feature groups, in the column order of the level ma
     G_CFG_LAST2 = 9        # ... to the second-last move: distance + 1 for 0..9, 11 for >= 10
     G_PAT3 = 10            # 1 + canonical 3x3 class (own/opponent/empty/edge, 8 symmetries)
     G_PATTERN = 11         # 1 + index of the largest harvested circular pattern matching here
-    N_GROUPS = 12
+    G_SIDE_EXTENSION = 12  # bonus - 2 of a side extension on line 3 (bonus 3..20), boards >= 15 only
+    G_CORNER_OPENING = 13  # 1 for a standard corner opening move, boards >= 15 only
+    G_PLAYOUT_NAKADE = 14  # 14..20: 1 when that rule of the playout policy generates the move
+    G_PLAYOUT_ATARI_CAPTURE = 15
+    G_PLAYOUT_ATARI_DEFEND = 16
+    G_PLAYOUT_LOWLIB = 17
+    G_PLAYOUT_PATTERN = 18
+    G_PLAYOUT_CAPTURE = 19
+    G_PLAYOUT_RANDOM_PRUNED = 20   # legal, but left out of the policy's random moves
+    N_GROUPS = 21
+
+cdef enum:
+    N_LEGACY_GROUPS = 12       # the groups of models written before G_SIDE_EXTENSION existed
+    OPENING_MIN_SIZE = 15      # side extensions and corner openings are looked for from this size on
+    MAX_SIDE_BONUS = 20        # side-extension bonuses above count as this
 
 cdef enum:
     PATTERN_MIN_SIZE = 2       # circular pattern of size s: points at distance d(dx, dy) <= s
@@ -50,6 +64,8 @@ cdef struct Workspace:         # scratch memory of one extracting thread
     int16_t cfg_last2[MAX_POINTS]
     point_t queue[MAX_POINTS]
     uint8_t grid[GRID_POINTS]  # own/opponent/empty/off-board states for circular patterns
+    uint8_t side[MAX_POINTS]   # G_SIDE_EXTENSION level per point
+    uint8_t marks[MAX_POINTS]  # bit (g - G_CORNER_OPENING) set: group g (13..19) is on at the point
 
 cdef int workspace_init(Workspace* w) noexcept nogil     # 0, or -1 when out of memory
 cdef void workspace_free(Workspace* w) noexcept nogil

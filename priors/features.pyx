@@ -18,6 +18,23 @@ to `color`. The groups and their levels are those of the decision-forests spec (
   symmetries. The level is the largest size whose key is in the harvested set (a harvested pattern's
   sub-patterns were seen at least as often, so the search stops at the first miss).
 - ladders: read by `priors.ladder` (atari-only attacker, bounded; unproven means "not caught").
+- opening knowledge (Fuego's GoOpeningKnowledge; boards of 15 and more, as Fuego): a side extension
+  is an empty line-3 point (not a 3-3 point) whose 3x3 box is empty; scanning along its side both
+  ways while Pos >= 3 and the boxes stay empty gives L and R, both >= 1, and the level is
+  min(L + R + min(L, R), 20) - 2 (SIDE_EXTENSION_3..20). Corner openings: in each corner the points
+  (x, y) in {3,4,5}^2 but 5-5 with an empty 3x3 box, and, when the 4-4 point holds a stone with 8
+  empty neighbours, the knight's moves 3-6 and 6-3 with an empty box. Line is the distance to the
+  nearest edge and Pos to the second nearest, both 1-based.
+- playout-policy flags (Fuego's GoUctPlayoutPolicy, one binary group per rule, as its move features
+  ask each rule for its moves): NAKADE, ATARI_CAPTURE, ATARI_DEFEND, LOWLIB and PATTERN need a last
+  move that left a stone; CAPTURE takes every opponent block in atari; RANDOM_PRUNED marks legal
+  points the random rule skips (completely surrounded). The rules' definitions are at the functions
+  below; where ours depart from Fuego's (exact liberty counts, the 3x3 shape table of
+  `engine.playout`) their docstrings say so. The correction flags (REPLACE_CAPTURE, SELFATARI and
+  CLUMP FROM/TO) are not computed.
+
+Models written before the last nine groups existed hold the first 12 (`LEGACY_GROUPS`); the loaders
+of `priors.mm` and `priors.fbt` give them neutral parameters for the others.
 """
 from libc.stdint cimport int16_t, int32_t, int64_t, uint8_t, uint16_t, uint64_t
 from libc.stdlib cimport free, malloc
@@ -30,10 +47,13 @@ from engine.board cimport BLACK, EDGE, EMPTY, PASS, WHITE, Board, BoardState, co
 from priors.ladder cimport is_attack_working, is_caught, ladder_free, ladder_init
 
 GROUPS = ("pass", "capture", "extension", "self_atari", "atari", "border", "dist_last", "dist_last2",
-          "cfg_last", "cfg_last2", "pat3", "pattern")
+          "cfg_last", "cfg_last2", "pat3", "pattern", "side_extension", "corner_opening", "playout_nakade",
+          "playout_atari_capture", "playout_atari_defend", "playout_lowlib", "playout_pattern",
+          "playout_capture", "playout_random_pruned")
+LEGACY_GROUPS = GROUPS[:N_LEGACY_GROUPS]   # the feature set of older model files (a prefix of GROUPS)
 PATTERN_SIZES = tuple(range(PATTERN_MIN_SIZE, PATTERN_MAX_SIZE + 1))
 # Levels per group, level 0 included; pat3 and pattern are filled in below / by the pattern set.
-_FIXED_LEVELS = (3, 7, 3, 3, 4, 5, 17, 18, 11, 12, 0, 0)
+_FIXED_LEVELS = (3, 7, 3, 3, 4, 5, 17, 18, 11, 12, 0, 0, MAX_SIDE_BONUS - 1, 2, 2, 2, 2, 2, 2, 2, 2)
 ZOBRIST_SEED = 0x7E5A1D5EED
 
 
@@ -361,6 +381,342 @@ cdef void tactical_levels(Workspace* w, const BoardState* b, point_t p, color_t 
         lv[G_SELF_ATARI] = 1 if size <= 5 else 2
 
 
+# --- opening knowledge (boards of OPENING_MIN_SIZE and more) --------------------------------------
+
+cdef inline int edge_dist(int i, int n) noexcept nogil:
+    """1-based distance of row or column i (0-based) to the nearer edge."""
+    return i + 1 if i < n - 1 - i else n - i
+
+
+cdef inline bint empty_box(const BoardState* b, point_t p) noexcept nogil:
+    """p and its 8 neighbours are empty (off-board cells are not)."""
+    return b.color[p] == EMPTY and b.pat3[p] == 0
+
+
+cdef int scan_side(const BoardState* b, point_t p, int step) noexcept nogil:
+    """Empty-box points met from p (excluded) in direction step while Pos >= 3."""
+    cdef int count = 0, n = b.size, r, col
+    p += step
+    while b.color[p] != EDGE:
+        r = p // b.stride - 1
+        col = p % b.stride - 1
+        if max(edge_dist(r, n), edge_dist(col, n)) < 3 or not empty_box(b, p):
+            break
+        count += 1
+        p += step
+    return count
+
+
+cdef void mark_side_extensions(const BoardState* b, uint8_t* side) noexcept nogil:
+    """side[p] = min(bonus, MAX_SIDE_BONUS) - 2 at every line-3 point p (3-3 points excluded) with
+    an empty 3x3 box and L, R >= 1 empty boxes along the side: bonus = L + R + min(L, R)."""
+    cdef int n = b.size, r, col, lr, lc, left, right, bonus, step
+    cdef point_t p
+    for r in range(n):
+        for col in range(n):
+            lr = edge_dist(r, n)
+            lc = edge_dist(col, n)
+            if min(lr, lc) != 3 or lr == lc:
+                continue
+            p = (r + 1) * b.stride + col + 1
+            if not empty_box(b, p):
+                continue
+            step = 1 if lr == 3 else b.stride          # along the side the point stands on
+            left = scan_side(b, p, -step)
+            right = scan_side(b, p, step)
+            if left >= 1 and right >= 1:
+                bonus = left + right + min(left, right)
+                side[p] = <uint8_t>(min(bonus, MAX_SIDE_BONUS) - 2)
+
+
+cdef inline void mark(uint8_t* marks, point_t p, int group) noexcept nogil:
+    marks[p] |= <uint8_t>(1 << (group - G_CORNER_OPENING))
+
+
+cdef inline point_t corner_point(const BoardState* b, int corner, int x, int y) noexcept nogil:
+    """The point at 1-based distances x (column) and y (row) from corner 0..3."""
+    cdef int col = x - 1 if corner & 1 == 0 else b.size - x
+    cdef int r = y - 1 if corner & 2 == 0 else b.size - y
+    return (r + 1) * b.stride + col + 1
+
+
+cdef void mark_corner_openings(const BoardState* b, uint8_t* marks) noexcept nogil:
+    """In each corner: the points (x, y) in {3,4,5}^2 except 5-5 with an empty 3x3 box; and when the
+    4-4 point holds a stone with 8 empty neighbours, the knight's moves 3-6 and 6-3 with empty boxes."""
+    cdef int corner, x, y
+    cdef point_t p, star
+    for corner in range(4):
+        for x in range(3, 6):
+            for y in range(3, 6):
+                p = corner_point(b, corner, x, y)
+                if (x != 5 or y != 5) and empty_box(b, p):
+                    mark(marks, p, G_CORNER_OPENING)
+        star = corner_point(b, corner, 4, 4)
+        if b.color[star] != EMPTY and b.pat3[star] == 0:
+            for x in range(2):
+                p = corner_point(b, corner, 3, 6) if x == 0 else corner_point(b, corner, 6, 3)
+                if empty_box(b, p):
+                    mark(marks, p, G_CORNER_OPENING)
+
+
+# --- flags of the playout policy -----------------------------------------------------------------
+
+cdef uint64_t SHAPE_BITS[3][1024]   # engine.playout's 3x3 shape table: bit code & 63 of [c][code >> 6]
+                                    # set when playing the centre of pat3 code `code` is a shape move for c
+
+
+def _init_shapes():
+    from engine.playout import pat3_table
+    table = pat3_table()
+    cdef int code, c
+    for c in range(3):
+        for code in range(1024):
+            SHAPE_BITS[c][code] = 0
+    for code in range(65536):
+        for c in (BLACK, WHITE):
+            if table[code] & c:
+                SHAPE_BITS[c][code >> 6] |= (<uint64_t>1) << (code & 63)
+
+
+_init_shapes()
+
+
+cdef inline bint is_shape_move(uint16_t code, color_t c) noexcept nogil:
+    return (SHAPE_BITS[c][code >> 6] >> (code & 63)) & 1
+
+
+cdef bint self_atari(const BoardState* b, point_t p, color_t c) noexcept nogil:
+    """Fuego's self-atari test of an empty point: c's block at p would have one liberty, except that
+    a stone capturing without touching an own block (a ko-type capture) never counts. Liberties are
+    counted exactly (Fuego estimates them when an own block and a capture meet)."""
+    cdef int k
+    cdef int d[4]
+    cdef point_t q
+    cdef bint own = False, capture = False
+    if b.n_nbr[p][EMPTY] >= 2 or board.self_atari_size(b, p, c) == 0:
+        return False
+    board.nbrs4(b.stride, d)
+    for k in range(4):
+        q = p + d[k]
+        if b.color[q] == c:
+            own = True
+        elif b.color[q] == 3 - c and b.groups[b.group[q]].n_libs == 1:
+            capture = True
+    return own or not capture
+
+
+cdef inline bint is_liberty_of(const BoardState* b, point_t q, point_t g) noexcept nogil:
+    """Is the empty point q a liberty of the 2-liberty block g?"""
+    return b.groups[g].libs[0] == q or b.groups[g].libs[1] == q
+
+
+cdef inline int add_new_liberty(const BoardState* b, point_t g, point_t x, point_t* fresh, int n) noexcept nogil:
+    """Add x to the first n entries of fresh unless it is a liberty of g or there already."""
+    if is_liberty_of(b, x, g) or board.in_list(fresh, n, x):
+        return n
+    fresh[n] = x
+    return n + 1
+
+
+cdef bint gains_liberties(const BoardState* b, point_t g, point_t lib) noexcept nogil:
+    """Would the 2-liberty block g, extended at its liberty lib, gain at least two new liberties
+    (empty neighbours of lib and liberties of own blocks it joins, other than g's own)? Counted
+    without repeats (Fuego counts a liberty twice when it reaches it both ways)."""
+    cdef color_t c = b.color[g]
+    cdef point_t fresh[2]
+    cdef int n_new = 0, k, i
+    cdef int d[4]
+    cdef point_t q, h
+    board.nbrs4(b.stride, d)
+    for k in range(4):
+        q = lib + d[k]
+        if b.color[q] == EMPTY:
+            n_new = add_new_liberty(b, g, q, fresh, n_new)
+        elif b.color[q] == c and b.group[q] != g:
+            h = b.group[q]
+            for i in range(min(b.groups[h].n_libs, board.MAX_LIBS)):
+                n_new = add_new_liberty(b, g, b.groups[h].libs[i], fresh, n_new)
+                if n_new == 2:
+                    return True
+        if n_new == 2:
+            return True
+    return False
+
+
+cdef bint is_simple_chain(const BoardState* b, point_t g) noexcept nogil:
+    """Does another block of g's colour touch both liberties of the 2-liberty block g?"""
+    cdef color_t c = b.color[g]
+    cdef point_t lib1 = b.groups[g].libs[0], lib2 = b.groups[g].libs[1], q, r
+    cdef int k, j
+    cdef int d[4]
+    board.nbrs4(b.stride, d)
+    for k in range(4):
+        q = lib1 + d[k]
+        if b.color[q] != c or b.group[q] == g:
+            continue
+        for j in range(4):
+            r = lib2 + d[j]
+            if b.color[r] == c and b.group[r] == b.group[q]:
+                return True
+    return False
+
+
+cdef void play_good_liberties(const BoardState* b, point_t g, color_t c, uint8_t* marks) noexcept nogil:
+    """LOWLIB on the 2-liberty block g (of either colour): each liberty where g would gain liberties
+    and c's stone is no self-atari, unless g is a simple chain."""
+    cdef int i
+    cdef point_t lib
+    if is_simple_chain(b, g):
+        return
+    for i in range(2):
+        lib = b.groups[g].libs[i]
+        if gains_liberties(b, g, lib) and not self_atari(b, lib, c):
+            mark(marks, lib, G_PLAYOUT_LOWLIB)
+
+
+cdef bint nakade_empty(const BoardState* b, point_t q, color_t c, int n_empty) noexcept nogil:
+    return b.color[q] == EMPTY and b.n_nbr[q][EMPTY] == n_empty and b.n_nbr[q][c] == 0
+
+
+cdef void mark_nakade(const BoardState* b, point_t p, color_t c, uint8_t* marks) noexcept nogil:
+    """NAKADE next to the last move: p (empty, no c neighbour) ends or centres a three-point line of
+    empty points without c neighbours whose ends have one empty neighbour: mark the centre."""
+    cdef int k, j
+    cdef int d[4]
+    cdef point_t q, r
+    if b.color[p] != EMPTY or b.n_nbr[p][c] != 0:
+        return
+    board.nbrs4(b.stride, d)
+    if b.n_nbr[p][EMPTY] == 2:                 # p is the centre
+        for k in range(4):
+            q = p + d[k]
+            if b.color[q] == EMPTY and not nakade_empty(b, q, c, 1):
+                return
+        mark(marks, p, G_PLAYOUT_NAKADE)
+    elif b.n_nbr[p][EMPTY] == 1:               # p is an end: its empty neighbour q is the centre
+        for k in range(4):
+            q = p + d[k]
+            if b.color[q] != EMPTY:
+                continue
+            if not nakade_empty(b, q, c, 2):
+                return
+            for j in range(4):
+                r = q + d[j]
+                if r != p and b.color[r] == EMPTY:
+                    if nakade_empty(b, r, c, 1):
+                        mark(marks, q, G_PLAYOUT_NAKADE)
+                    return
+            return
+
+
+cdef void mark_atari_defence(const BoardState* b, point_t last, color_t c, uint8_t* marks) noexcept nogil:
+    """ATARI_DEFEND: for each c block in atari next to the last move, its liberty unless that is a
+    self-atari, and the liberty of every opponent block in atari touching it."""
+    cdef int k, j, n_seen = 0
+    cdef int d[4]
+    cdef point_t seen[4]
+    cdef point_t q, g, lib, s, y
+    board.nbrs4(b.stride, d)
+    for k in range(4):
+        q = last + d[k]
+        if b.color[q] != c:
+            continue
+        g = b.group[q]
+        if b.groups[g].n_libs != 1 or board.in_list(seen, n_seen, g):
+            continue
+        seen[n_seen] = g
+        n_seen += 1
+        lib = b.groups[g].libs[0]
+        if not self_atari(b, lib, c):
+            mark(marks, lib, G_PLAYOUT_ATARI_DEFEND)
+        s = g
+        while s != 0:
+            for j in range(4):
+                y = s + d[j]
+                if b.color[y] == 3 - c and b.groups[b.group[y]].n_libs == 1 \
+                        and b.groups[b.group[y]].libs[0] != lib:
+                    mark(marks, b.groups[b.group[y]].libs[0], G_PLAYOUT_ATARI_DEFEND)
+            s = b.next_stone[s]
+
+
+cdef void mark_lowlib(const BoardState* b, point_t last, color_t c, uint8_t* marks) noexcept nogil:
+    """LOWLIB: good liberties of the last move's block and of c's blocks next to it, each with two
+    liberties."""
+    cdef int k, n_seen = 0
+    cdef int d[4]
+    cdef point_t seen[4]
+    cdef point_t q, g
+    board.nbrs4(b.stride, d)
+    if b.groups[b.group[last]].n_libs == 2:
+        play_good_liberties(b, b.group[last], c, marks)
+    for k in range(4):
+        q = last + d[k]
+        if b.color[q] != c:
+            continue
+        g = b.group[q]
+        if b.groups[g].n_libs != 2 or board.in_list(seen, n_seen, g):
+            continue
+        seen[n_seen] = g
+        n_seen += 1
+        play_good_liberties(b, g, c, marks)
+
+
+cdef void mark_shape_moves(const BoardState* b, point_t m, color_t c, uint8_t* marks) noexcept nogil:
+    """PATTERN: empty 8-neighbours of m that are a 3x3 shape move for c and no self-atari. The shapes
+    are those of our own playout policy (`engine.playout`: the MoGo hane, cut and edge patterns as
+    drawn by Gelly et al. 2006), which Fuego's GoUctPatterns also follow; small differences in the
+    drawings are possible."""
+    cdef int dr, dc
+    cdef point_t q
+    for dr in range(-1, 2):
+        for dc in range(-1, 2):
+            q = m + dr * b.stride + dc
+            if (dr or dc) and b.color[q] == EMPTY and is_shape_move(b.pat3[q], c) and not self_atari(b, q, c):
+                mark(marks, q, G_PLAYOUT_PATTERN)
+
+
+cdef void mark_policy_moves(const BoardState* b, color_t c, uint8_t* marks) noexcept nogil:
+    """The moves each rule of Fuego's playout policy proposes (GoUctPlayoutPolicy::GetPolicyMoves);
+    the rules reading the last move need one that left a stone on the board."""
+    cdef point_t last = b.last_move, last2 = b.last_move2, p, g
+    cdef int k, n = b.size, r, col
+    cdef int d[4]
+    board.nbrs4(b.stride, d)
+    if last > 0 and (b.color[last] == BLACK or b.color[last] == WHITE):
+        for k in range(4):
+            mark_nakade(b, last + d[k], c, marks)
+        g = b.group[last]
+        if b.groups[g].n_libs == 1:
+            mark(marks, b.groups[g].libs[0], G_PLAYOUT_ATARI_CAPTURE)
+        if b.n_nbr[last][c] > 0:
+            mark_atari_defence(b, last, c, marks)
+        mark_lowlib(b, last, c, marks)
+        mark_shape_moves(b, last, c, marks)
+        if last2 > 0 and b.color[last2] != EDGE:
+            mark_shape_moves(b, last2, c, marks)
+    for r in range(n):                         # CAPTURE: every opponent block in atari
+        for col in range(n):
+            p = (r + 1) * b.stride + col + 1
+            if b.color[p] == 3 - c and b.group[p] == p and b.groups[p].n_libs == 1:
+                mark(marks, b.groups[p].libs[0], G_PLAYOUT_CAPTURE)
+
+
+cdef bint is_completely_surrounded(const BoardState* b, point_t p) noexcept nogil:
+    """No empty neighbour, neighbours of one colour only, none of their blocks in atari: the points
+    the policy's random moves skip (Coulom 2006)."""
+    cdef int k
+    cdef int d[4]
+    cdef point_t q
+    if b.n_nbr[p][EMPTY] > 0 or (b.n_nbr[p][BLACK] > 0 and b.n_nbr[p][WHITE] > 0):
+        return False
+    board.nbrs4(b.stride, d)
+    for k in range(4):
+        q = p + d[k]
+        if b.color[q] != EDGE and b.groups[b.group[q]].n_libs == 1:
+            return False
+    return True
+
+
 cdef int workspace_init(Workspace* w) noexcept nogil:
     return ladder_init(&w.ladder)
 
@@ -378,6 +734,7 @@ cdef int extract(Workspace* w, const BoardState* b, color_t c, const PatternTabl
     cdef int rl = 0, cl = 0, rl2 = 0, cl2 = 0
     cdef int32_t* lv
     cdef bint use_patterns = pt != NULL and pt.n > 0
+    cdef uint8_t m
     if has_last:
         rl = last // b.stride - 1
         cl = last % b.stride - 1
@@ -388,6 +745,12 @@ cdef int extract(Workspace* w, const BoardState* b, color_t c, const PatternTabl
         cfg_distances(b, last2, w.cfg_last2, w.queue)
     if use_patterns:
         build_grid(w, b, c)
+    memset(w.side, 0, b.stride * b.stride)
+    memset(w.marks, 0, b.stride * b.stride)
+    if n >= OPENING_MIN_SIZE:
+        mark_side_extensions(b, w.side)
+        mark_corner_openings(b, w.marks)
+    mark_policy_moves(b, c, w.marks)
     for r in range(n):
         for col in range(n):
             p = (r + 1) * b.stride + col + 1
@@ -413,6 +776,11 @@ cdef int extract(Workspace* w, const BoardState* b, color_t c, const PatternTabl
             lv[G_PAT3] = PAT3_CLASS[c - 1][b.pat3[p]] + 1
             if use_patterns:
                 lv[G_PATTERN] = pattern_level(w, pt, r, col)
+            lv[G_SIDE_EXTENSION] = w.side[p]
+            m = w.marks[p]
+            for k in range(G_CORNER_OPENING, G_PLAYOUT_RANDOM_PRUNED):
+                lv[k] = (m >> (k - G_CORNER_OPENING)) & 1
+            lv[G_PLAYOUT_RANDOM_PRUNED] = is_completely_surrounded(b, p)
             i += 1
     index[i] = n * n
     lv = levels + i * N_GROUPS

@@ -35,6 +35,22 @@ def group_offsets(level_counts: np.ndarray) -> np.ndarray:
     return offsets
 
 
+def stored_groups(recorded: Any) -> int:
+    """How many feature groups a model file was written with: len(recorded) when its list is a prefix
+    of `features.GROUPS` (files from before the later groups existed), else 0 (another feature set)."""
+    n = len(recorded) if isinstance(recorded, list) else 0
+    return n if 0 < n <= len(features.GROUPS) and tuple(recorded) == features.GROUPS[:n] else 0
+
+
+def pad_groups(values: np.ndarray, counts: np.ndarray, n_stored: int, fill: float) -> np.ndarray:
+    """Parameters stored for the first n_stored groups (one row per level), extended with `fill` for
+    the levels of the later groups, so that they are part of the feature set but contribute nothing."""
+    extra = int(counts[n_stored:].sum())
+    if extra == 0:
+        return values
+    return np.concatenate([values, np.full((extra,) + values.shape[1:], fill, dtype=values.dtype)])
+
+
 def team_strengths(comps: Competitions, gammas: np.ndarray, offsets: np.ndarray) -> np.ndarray:
     out = np.empty(len(comps.levels), dtype=np.float64)
     _mm.team_strengths(comps.levels, offsets, gammas, out)
@@ -199,17 +215,23 @@ class MMPrior(Prior):
 
         if metadata.get("model_version") != MODEL_VERSION:
             raise fail(f"model version {metadata.get('model_version')}, expected {MODEL_VERSION}")
-        if metadata.get("groups") != list(features.GROUPS) or metadata.get("zobrist_seed") != features.ZOBRIST_SEED:
+        n_stored = stored_groups(metadata.get("groups"))
+        if not n_stored or metadata.get("zobrist_seed") != features.ZOBRIST_SEED:
             raise fail("written for another feature set")
+        trained = metadata.get("trained_groups")
+        if trained is not None and not set(trained) <= set(features.GROUPS[:n_stored]):
+            raise fail("trained_groups names groups the file does not hold")
         missing = {"gammas", "level_counts", *PATTERN_ARRAYS} - set(arrays)
         if missing:
             raise fail(f"missing arrays {sorted(missing)}")
         counts = features.level_counts(len(arrays["pattern_keys"]))
         gammas = np.asarray(arrays["gammas"], dtype=np.float64)
-        if not np.array_equal(arrays["level_counts"], counts) or gammas.shape != (counts.sum(),):
+        if (not np.array_equal(arrays["level_counts"], counts[:n_stored])
+                or gammas.shape != (counts[:n_stored].sum(),)):
             raise fail("array shapes do not match the feature set")
         if not np.all(np.isfinite(gammas)) or not np.all(gammas > 0):
             raise fail("gammas must be finite and positive")
+        gammas = pad_groups(gammas, counts, n_stored, 1.0)     # gamma 1: a later group changes nothing
         try:
             patterns = patterns_from_arrays(arrays)
         except ValueError as err:

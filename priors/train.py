@@ -52,11 +52,26 @@ class PatternConfig:
     sample: float = 1.0                    # share of the training games' moves counted
 
 
+# Named sets of feature groups a config may list in `groups`: the whole feature set, or the 12 groups
+# that models written before side extensions, corner openings and the playout-policy flags have.
+GROUP_SETS = {"all": features.GROUPS, "legacy": features.LEGACY_GROUPS}
+
+
+def expand_groups(names: Iterable[str]) -> tuple:
+    """Feature group names with the named sets of GROUP_SETS spelled out, repeats dropped."""
+    out: list[str] = []
+    for name in names:
+        for group in GROUP_SETS.get(name, (name,)):
+            if group not in out:
+                out.append(group)
+    return tuple(out)
+
+
 @dataclass(frozen=True)
 class MMConfig:
     n_iterations: int = 100                # MM sweeps at most
     tolerance: float = 1e-4                # stop when the log-likelihood per competition gains less
-    groups: tuple = tuple(features.GROUPS)  # feature groups to train
+    groups: tuple = ("all",)               # feature groups to train (names or sets of GROUP_SETS)
 
 
 @dataclass(frozen=True)
@@ -73,7 +88,7 @@ class FBTConfig:
     max_epochs: int = 30
     patience: int = 3                      # epochs without a better validation top-1 before stopping
     seed: int = 1
-    groups: tuple = tuple(features.GROUPS)
+    groups: tuple = ("all",)               # feature groups to train (names or sets of GROUP_SETS)
 
 
 @dataclass(frozen=True)
@@ -154,6 +169,14 @@ def load_config(path: str | Path, overrides: Iterable[str] = ()) -> TrainConfig:
     return config
 
 
+GROUP_NAMES = f"names from {', '.join(features.GROUPS)} or sets from {', '.join(GROUP_SETS)}"
+
+
+def _known_groups(names: tuple) -> bool:
+    expanded = expand_groups(names)
+    return len(expanded) > 0 and set(expanded) <= set(features.GROUPS)
+
+
 def check(c: TrainConfig) -> None:
     """Bounds and choices the dataclasses cannot express."""
     rules = [
@@ -165,7 +188,7 @@ def check(c: TrainConfig) -> None:
         (0 < c.patterns.sample <= 1, "patterns.sample", "a probability in (0, 1]"),
         (c.mm.n_iterations >= 1, "mm.n_iterations", "at least 1"),
         (c.mm.tolerance >= 0, "mm.tolerance", "non-negative"),
-        (set(c.mm.groups) <= set(features.GROUPS), "mm.groups", f"names from {', '.join(features.GROUPS)}"),
+        (_known_groups(c.mm.groups), "mm.groups", GROUP_NAMES),
         (c.model in ("mm", "fbt"), "model", "mm or fbt"),
         (c.fbt.k >= 0, "fbt.k", "0 or more"),
         (c.fbt.loss in ("softmax", "binary"), "fbt.loss", "softmax or binary"),
@@ -176,7 +199,7 @@ def check(c: TrainConfig) -> None:
         (c.fbt.lambda_w >= 0 and c.fbt.lambda_v >= 0, "fbt.lambda_w/lambda_v", "non-negative"),
         (c.fbt.max_epochs >= 1, "fbt.max_epochs", "at least 1"),
         (c.fbt.patience >= 1, "fbt.patience", "at least 1"),
-        (set(c.fbt.groups) <= set(features.GROUPS), "fbt.groups", f"names from {', '.join(features.GROUPS)}"),
+        (_known_groups(c.fbt.groups), "fbt.groups", GROUP_NAMES),
         (c.validation.max_games >= 0, "validation.max_games", "0 (no validation) or more"),
         (0 < c.validation.sample <= 1, "validation.sample", "a probability in (0, 1]"),
         (c.n_workers >= 1, "n_workers", "at least 1"),
@@ -418,7 +441,7 @@ def train(config: TrainConfig, scheduler: str = "", log=print):
 def fit_mm(config: TrainConfig, data: TrainingData) -> tuple[mm.MMPrior, list[dict], dict]:
     """MM with a point per sweep; the model is the last sweep's, which is the point returned."""
     patterns, validation = data.patterns, data.validation
-    prior = mm.MMPrior(config.mm.n_iterations, config.mm.tolerance, config.mm.groups,
+    prior = mm.MMPrior(config.mm.n_iterations, config.mm.tolerance, expand_groups(config.mm.groups),
                        config.patterns.min_count)
     curve: list[dict] = []
     bar = tqdm(total=config.mm.n_iterations, desc="MM", unit="sweep", file=sys.stderr, dynamic_ncols=True)
@@ -445,7 +468,7 @@ def fit_fbt(config: TrainConfig, data: TrainingData) -> tuple[fbt.FBTPrior, list
     prior = fbt.FBTPrior(k=c.k, loss=c.loss, gradient=c.gradient, n_samples=c.n_samples,
                          learning_rate=c.learning_rate, lr_decay=c.lr_decay, lambda_w=c.lambda_w, lambda_v=c.lambda_v,
                          init_std=c.init_std, max_epochs=c.max_epochs, patience=c.patience, seed=c.seed,
-                         groups=c.groups, pattern_min_count=config.patterns.min_count)
+                         groups=expand_groups(c.groups), pattern_min_count=config.patterns.min_count)
     curve: list[dict] = []
     label = "FBT" if c.loss == "softmax" else "LFR"
     bar = tqdm(total=c.max_epochs, desc=f"{label}{c.k}", unit="epoch", file=sys.stderr, dynamic_ncols=True)
@@ -465,7 +488,7 @@ def fit_fbt(config: TrainConfig, data: TrainingData) -> tuple[fbt.FBTPrior, list
 def report_gammas(prior: mm.MMPrior, log=print) -> None:
     table = prior.gamma_table()
     for name in features.GROUPS:
-        if name in ("pat3", "pattern"):
+        if name in ("pat3", "pattern") or name not in prior.groups:
             continue
         log(f"  {name:11s} " + " ".join(f"{g:.2f}" for g in table[name][1:]))
 

@@ -41,3 +41,31 @@ def assert_evaluate_contract(prior, color: int) -> tuple[Board, np.ndarray]:
     legal = board.legal_points(color)
     assert np.all(p[:-1][~legal] == 0) and np.all(p[:-1][legal] > 0) and p[-1] > 0
     return board, p
+
+
+# A 15x15 opening with a fight in the bottom left: large enough for the side-extension and
+# corner-opening features, with a last move for the playout-policy flags.
+OPENING = """
+. . . . . . . . . . . . . . .
+. . . . . . . . . . . . . . .
+. . . . . . . . . . . . . . .
+. . . O . . . . . . . X . . .
+. . . . . . . . . . . . . . .
+. . . . . . . . . . . . . . .
+. . . . . . . . . . . . . . .
+. . . . . . . . . . . . . . .
+. . . . . . . . . . . . . . .
+. . . . . . . . . . . . . . .
+. . . . . . . . . . . . . . .
+. . X O . . . . . . . O . . .
+. X O . . . . . . . . . . . .
+. . X . . . . . . . . . . . .
+. . . . . . . . . . . . . . .
+"""
+
+
+def opening_board() -> Board:
+    """OPENING after White's last move D2 (White C3 stays in atari, Black C2 is down to two liberties)."""
+    board = Board.from_ascii(OPENING)
+    board.play(board.point(1, 3), WHITE)
+    return board

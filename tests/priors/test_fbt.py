@@ -1,5 +1,6 @@
 """Factorization Bradley-Terry: gradients, incremental strengths, sampling, SGD and the `fbt` prior."""
 import dataclasses
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -10,7 +11,7 @@ from priors.base import PRIORS, ModelError, save_model
 from priors.competitions import CompetitionBuilder
 from priors.fbt import FBTPrior
 from priors.patterns import PatternSet
-from tests.priors.positions import POSITION, assert_evaluate_contract, hand_positions
+from tests.priors.positions import POSITION, assert_evaluate_contract, hand_positions, opening_board
 
 COUNTS = np.array([4, 5, 3, 6])          # a small feature set: levels per group, level 0 included
 OFFSETS = mm.group_offsets(COUNTS)
@@ -428,3 +429,78 @@ def test_damaged_and_foreign_files_are_rejected(fitted, tmp_path):
     save_model(path, "mm", fitted.arrays(), fitted.metadata())
     with pytest.raises(ModelError, match="holds a 'mm' model"):
         FBTPrior.load(path)
+
+
+# --- model files of the 12-group feature set -------------------------------------------------------
+
+SHIPPED = Path(__file__).resolve().parents[2] / "priors" / "models" / "fbt.npz"
+LEGACY = len(features.LEGACY_GROUPS)
+
+
+def energies(prior, levels, groups):
+    out = np.empty(len(levels))
+    fbt._check(_fbt.team_energies(levels, prior._offsets, prior._counts, groups, prior.w_,
+                                  prior.v_.reshape(-1), prior.k, out))
+    return out
+
+
+@pytest.mark.skipif(not SHIPPED.exists(), reason="the shipped model priors/models/fbt.npz is absent")
+def test_the_shipped_model_scores_do_not_depend_on_the_new_groups():
+    prior = FBTPrior.load(SHIPPED)
+    assert set(prior.groups) <= set(features.LEGACY_GROUPS)
+    assert np.array_equal(prior.level_counts_, features.level_counts(len(prior.patterns_)))
+    first_new = prior._offsets[LEGACY]
+    assert not prior.w_[first_new:].any() and not prior.v_[first_new:].any()
+    board = opening_board()
+    every = np.arange(len(features.GROUPS), dtype=np.int64)
+    rng = np.random.default_rng(5)
+    for color in (BLACK, WHITE):
+        index, levels = features.extract_features(board, color, prior.patterns_)
+        assert levels[:, LEGACY:].any()                 # the new groups are on here
+        _, energy = prior.strengths(board, color)
+        other = levels.copy()
+        other[:, LEGACY:] = rng.integers(0, prior.level_counts_[LEGACY:], (len(levels), len(every) - LEGACY))
+        for lv, groups in ((other, prior._groups), (levels, every), (other, every)):
+            np.testing.assert_array_equal(energies(prior, lv, groups), energy)
+
+
+@pytest.fixture(scope="module")
+def legacy_fitted():
+    """A small model trained on the 12 groups only (the later ones stay at zero)."""
+    prior = FBTPrior(k=3, learning_rate=0.05, max_epochs=4, seed=2, groups=features.LEGACY_GROUPS)
+    return prior.fit(hand_positions() * 3, validation=hand_positions())
+
+
+def save_legacy(prior, path, **metadata):
+    """`prior` written as a model file of the 12-group feature set."""
+    n = int(prior.level_counts_[:LEGACY].sum())
+    arrays = {**prior.arrays(), "w": prior.arrays()["w"][:n], "v": prior.arrays()["v"][:n],
+              "level_counts": prior.level_counts_[:LEGACY]}
+    save_model(path, "fbt", arrays, {**prior.metadata(), "feature_groups": list(features.LEGACY_GROUPS),
+                                     **metadata})
+    return path
+
+
+def test_a_legacy_model_file_loads_with_the_new_groups_inactive(legacy_fitted, tmp_path):
+    again = FBTPrior.load(save_legacy(legacy_fitted, tmp_path / "old.npz"))
+    assert again.groups == features.LEGACY_GROUPS
+    assert np.array_equal(again.level_counts_, features.level_counts(0))
+    np.testing.assert_array_equal(again.w_, legacy_fitted.w_)
+    for board in (Board.from_ascii(POSITION), opening_board()):
+        for color in (BLACK, WHITE):
+            np.testing.assert_array_equal(again.evaluate(board, color), legacy_fitted.evaluate(board, color))
+    again.save(tmp_path / "new.npz")                    # saved again: the full group list, same scores
+    resaved = FBTPrior.load(tmp_path / "new.npz")
+    assert resaved.metadata()["feature_groups"] == list(features.GROUPS)
+    np.testing.assert_array_equal(resaved.evaluate(opening_board(), BLACK),
+                                  legacy_fitted.evaluate(opening_board(), BLACK))
+
+
+def test_a_file_of_another_feature_set_is_still_rejected(legacy_fitted, tmp_path):
+    path = tmp_path / "bad.npz"
+    shuffled = list(reversed(features.LEGACY_GROUPS))
+    with pytest.raises(ModelError, match="another feature set"):
+        FBTPrior.load(save_legacy(legacy_fitted, path, feature_groups=shuffled))
+    hyper = {**legacy_fitted.hyperparameters(), "groups": list(features.GROUPS)}
+    with pytest.raises(ModelError, match="groups"):
+        FBTPrior.load(save_legacy(legacy_fitted, path, hyperparameters=hyper))

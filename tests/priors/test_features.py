@@ -411,3 +411,333 @@ def test_bad_arguments_are_clear_errors():
         extract_features(board, 3)
     with pytest.raises(ValueError, match="not on the board"):
         pattern_keys_at(board, 0, BLACK)
+
+
+
+# --- opening knowledge: side extensions and corner openings (boards >= 15) ------------------------
+
+def group_points(board, color, group):
+    """{(row, col): level} of the candidates of `color` with a non-zero level in `group`."""
+    index, levels = extract_features(board, color)
+    g = GROUPS.index(group)
+    n = board.size
+    return {(i // n, i % n): int(v) for i, v in zip(index[:-1].tolist(), levels[:-1, g].tolist()) if v}
+
+
+# 15x15: a black stone on the 3-3 point C3 and a white one on the third line at L3.
+SIDES = """
+. . . . . . . . . . . . . . .
+. . . . . . . . . . . . . . .
+. . . . . . . . . . . . . . .
+. . . . . . . . . . . . . . .
+. . . . . . . . . . . . . . .
+. . . . . . . . . . . . . . .
+. . . . . . . . . . . . . . .
+. . . . . . . . . . . . . . .
+. . . . . . . . . . . . . . .
+. . . . . . . . . . . . . . .
+. . . . . . . . . . . . . . .
+. . . . . . . . . . . . . . .
+. . X . . . . . . . O . . . .
+. . . . . . . . . . . . . . .
+. . . . . . . . . . . . . . .
+"""
+
+
+@pytest.mark.parametrize("color", [BLACK, WHITE])
+def test_side_extension_bonus_along_both_sides(color):
+    for text in (SIDES, swap(SIDES)):
+        side = group_points(Board.from_ascii(text), color, "side_extension")
+        # G3: empty boxes at F3, E3 (D3's holds C3) and H3, J3 (K3's holds L3): 2 + 2 + 2 = 6.
+        assert side[(2, 6)] == 6 - 2
+        # C8 on the left side: C7, C6, C5 down (C4's box holds C3), C9..C14 up (C15's leaves the
+        # board): 3 + 6 + 3 = 12.
+        assert side[(7, 2)] == 12 - 2
+        assert (2, 4) not in side                  # E3: D3's box holds C3, no room on the left
+        assert (2, 2) not in side                  # the 3-3 point itself is no side extension
+        assert (2, 10) not in side and (3, 6) not in side     # occupied, and not on line 3
+        assert all(min(r, c, 14 - r, 14 - c) == 2 for r, c in side)
+        assert all(3 <= level + 2 <= 20 for level in side.values())
+
+
+def test_side_extension_is_capped_and_needs_a_large_board():
+    side = group_points(Board(19), BLACK, "side_extension")
+    assert side[(2, 9)] == 20 - 2                  # K3: 8 + 8 + 8 = 24, capped at 20
+    assert side[(2, 3)] == 18 - 2                  # D3: 2 + 14 + 2
+    assert side[(9, 16)] == side[(16, 9)] == side[(9, 2)] == 18
+    assert group_points(Board(13), BLACK, "side_extension") == {}
+    assert group_points(Board(13), BLACK, "corner_opening") == {}
+
+
+def corner_set(points, n):
+    """The points mapped into all 4 corners of an n x n board."""
+    return {(rr, cc) for r, c in points for rr in (r, n - 1 - r) for cc in (c, n - 1 - c)}
+
+
+CORNER_BOXES = {(r, c) for r in (2, 3, 4) for c in (2, 3, 4) if (r, c) != (4, 4)}   # {3,4,5}^2 but 5-5
+
+
+@pytest.mark.parametrize("color", [BLACK, WHITE])
+def test_corner_openings_on_an_empty_board(color):
+    corner = group_points(Board(15), color, "corner_opening")
+    assert set(corner) == corner_set(CORNER_BOXES, 15) and len(corner) == 32
+    assert set(corner.values()) == {1}
+
+
+# A black 4-4 stone D4 alone in its corner; a white one at M12 with a white neighbour at L11.
+STARS = """
+. . . . . . . . . . . . . . .
+. . . . . . . . . . . . . . .
+. . . . . . . . . . . . . . .
+. . . . . . . . . . . O . . .
+. . . . . . . . . . O . . . .
+. . . . . . . . . . . . . . .
+. . . . . . . . . . . . . . .
+. . . . . . . . . . . . . . .
+. . . . . . . . . . . . . . .
+. . . . . . . . . . . . . . .
+. . . . . . . . . . . . . . .
+. . . X . . . . . . . . . . .
+. . . . . . . . . . . . . . .
+. . . . . . . . . . . . . . .
+. . . . . . . . . . . . . . .
+"""
+
+
+@pytest.mark.parametrize("color", [BLACK, WHITE])
+def test_corner_openings_with_star_points(color):
+    untouched = {(r, c) for r, c in corner_set(CORNER_BOXES, 15) if (r < 7) != (c < 7)}
+    for text in (STARS, swap(STARS)):
+        corner = set(group_points(Board.from_ascii(text), color, "corner_opening"))
+        # Bottom left: every box touches D4, and the knight's moves C6 and F3 are added. Top right:
+        # every box touches M12, and no knight's moves (K13, N10) since L11 touches the 4-4 stone.
+        assert corner == untouched | {(5, 2), (2, 5)}
+
+
+# --- flags of the playout policy ------------------------------------------------------------------
+
+def played(text, moves):
+    """The position of `text` after `moves`, a list of ((row, col), colour)."""
+    board = Board.from_ascii(text)
+    for (r, c), color in moves:
+        board.play(board.point(r, c), color)
+    return board
+
+
+def both_colours(text, moves):
+    """(board, colour to move) after `moves`, and the same for the colour-swapped position."""
+    yield played(text, moves), 3 - moves[-1][1]
+    yield played(swap(text), [(rc, 3 - c) for rc, c in moves]), moves[-1][1]
+
+
+# White D2 (played last) is in atari with liberty D1; White F6 is in atari with liberty E6.
+CAPTURES = """
+. . . . . X .
+. . . . . O X
+. . . . . X .
+. . . . . . .
+. . . X . . .
+. . X . X . .
+. . . . . . .
+"""
+
+
+def test_atari_capture_and_capture_flags():
+    for board, color in both_colours(CAPTURES, [((1, 3), WHITE)]):
+        assert group_points(board, color, "playout_atari_capture") == {(0, 3): 1}
+        assert set(group_points(board, color, "playout_capture")) == {(0, 3), (5, 4)}
+        assert group_points(board, color, "playout_atari_defend") == {}
+
+
+# White's last move D3 ataris Black C3: Black extends at C2 or captures White B3 at B2.
+DEFENCE = """
+. . . . . . .
+. . . . . . .
+. . . . . . .
+. X O . . . .
+X O X . . . .
+. . . . . . .
+. . . . . . .
+"""
+
+
+def test_atari_defence_extends_or_captures_an_attacker():
+    for board, color in both_colours(DEFENCE, [((2, 3), WHITE)]):
+        assert set(group_points(board, color, "playout_atari_defend")) == {(1, 2), (1, 1)}
+        assert set(group_points(board, color, "playout_capture")) == {(1, 1)}
+        assert group_points(board, color, "playout_atari_capture") == {}
+
+
+# White's last move C3 ataris Black C2, whose extension C1 would be in atari again (only B1 left).
+SELF_ATARI_DEFENCE = """
+. . . . . .
+. . . . . .
+. . . . . .
+. . . . . .
+. O X O . .
+. . . O . .
+"""
+
+
+def test_atari_defence_leaves_out_a_self_atari_extension():
+    for board, color in both_colours(SELF_ATARI_DEFENCE, [((2, 2), WHITE)]):
+        assert group_points(board, color, "playout_atari_defend") == {}
+        assert (0, 2) in group_points(board, color, "self_atari")
+
+
+# White's last move C2 has two liberties, C1 and D2, and would gain two more at either.
+LOWLIB = """
+. . . . . . .
+. . . . . . .
+. . . . . . .
+. . . . . . .
+. . X . . . .
+. X . . . . .
+. . . . . . .
+"""
+
+
+def test_lowlib_takes_the_liberties_where_the_block_would_gain():
+    for board, color in both_colours(LOWLIB, [((1, 2), WHITE)]):
+        assert set(group_points(board, color, "playout_lowlib")) == {(0, 2), (1, 3)}
+    rows = LOWLIB.strip().splitlines()
+    blocked = "\n".join(rows[:-1] + [". . . X . . ."])       # Black D1: C1 would gain one liberty only
+    for board, color in both_colours(blocked, [((1, 2), WHITE)]):
+        assert set(group_points(board, color, "playout_lowlib")) == {(1, 3)}
+
+
+# White's last move C3 has two liberties, D3 and C2, both shared with White D2: a simple chain.
+CHAIN = """
+. . . . . . .
+. . . . . . .
+. . . . . . .
+. . X . . . .
+. X . . . . .
+. . . O . . .
+. . . . . . .
+"""
+
+
+def test_lowlib_leaves_a_simple_chain_alone():
+    for board, color in both_colours(CHAIN, [((2, 2), WHITE)]):
+        assert group_points(board, color, "playout_lowlib") == {}
+    alone = CHAIN.replace(". . . O . . .", ". . . . . . .")
+    for board, color in both_colours(alone, [((2, 2), WHITE)]):
+        assert set(group_points(board, color, "playout_lowlib")) == {(2, 3), (1, 2)}
+
+
+# A white wall around the straight three-point space B1-D1, closed by the last move.
+NAKADE = """
+. . . . . . .
+. . . . . . .
+. . . . . . .
+. . . . . . .
+. . . . . . .
+O . . . O . .
+O . . . O . .
+"""
+
+
+@pytest.mark.parametrize("last", [(1, 1), (1, 2), (1, 3)])
+def test_nakade_plays_the_centre_of_three(last):
+    wall = [(rc, WHITE) for rc in ((1, 1), (1, 2), (1, 3)) if rc != last] + [(last, WHITE)]
+    for board, color in both_colours(NAKADE, wall):
+        assert group_points(board, color, "playout_nakade") == {(0, 2): 1}
+
+
+def test_no_nakade_in_a_four_point_space():
+    four = NAKADE.replace("O . . . O . .", "O . . . . O .")
+    wall = [((1, c), WHITE) for c in (1, 3, 4, 2)]
+    for board, color in both_colours(four, wall):
+        assert group_points(board, color, "playout_nakade") == {}
+
+
+def test_pattern_flags_are_shape_moves_next_to_the_last_two_moves():
+    from engine.playout import pat3_table
+    table = pat3_table()
+    text = """
+        . . . . . . .
+        . . . . . . .
+        . . . . . . .
+        . . X . . . .
+        . . O . . . .
+        . . . . . . .
+        . . . . . . .
+    """
+    for board, color in both_colours(text, [((1, 5), BLACK), ((3, 3), WHITE)]):
+        flagged = set(group_points(board, color, "playout_pattern"))
+        assert board.color_at(board.point(3, 2)) == color
+        assert (2, 3) in flagged                        # the cut D3 (cut1: C4 own, D4 and C3 not)
+        near = {(r + dr, c + dc) for r, c in ((3, 3), (1, 5)) for dr in (-1, 0, 1) for dc in (-1, 0, 1)}
+        shape = {(r, c) for r, c in near if board.color_at(board.point(r, c)) == 0
+                 and table[board.pat3(board.point(r, c))] & color}
+        assert flagged == shape
+    assert group_points(Board.from_ascii(text), BLACK, "playout_pattern") == {}     # no last move
+
+
+# Black's eye B2 and the corner A1 are completely surrounded by Black; G1 touches both colours.
+EYES = """
+. . . . . . .
+. . . . . . .
+. . . . . . .
+. . . . . . .
+. X . . . . .
+X . X . . . X
+. X . . . O .
+"""
+
+# Black's eye C3 next to Black C2 in atari; and the same eye with no white stones.
+EYE_IN_ATARI = """
+. . . . . . .
+. . . . . . .
+. . . . . . .
+. . X . . . .
+. X . X . . .
+. O X O . . .
+. . O . . . .
+"""
+EYE_SAFE = """
+. . . . . . .
+. . . . . . .
+. . . . . . .
+. . X . . . .
+. X . X . . .
+. . X . . . .
+. . . . . . .
+"""
+
+
+def test_random_pruned_marks_completely_surrounded_points():
+    for text, own in ((EYES, BLACK), (swap(EYES), WHITE)):
+        board = Board.from_ascii(text)
+        assert set(group_points(board, own, "playout_random_pruned")) == {(1, 1), (0, 0)}
+        assert group_points(board, 3 - own, "playout_random_pruned") == {}     # suicides there
+    for swapped, own in ((False, BLACK), (True, WHITE)):
+        atari, safe = (swap(t) if swapped else t for t in (EYE_IN_ATARI, EYE_SAFE))
+        assert (2, 2) not in group_points(Board.from_ascii(atari), own, "playout_random_pruned")
+        assert (2, 2) in group_points(Board.from_ascii(safe), own, "playout_random_pruned")
+
+
+def test_new_groups_have_the_documented_levels():
+    counts = features.level_counts(0)
+    assert GROUPS[:12] == features.LEGACY_GROUPS and len(GROUPS) == 21
+    assert counts[GROUPS.index("side_extension")] == 19                 # SIDE_EXTENSION_3..20
+    flags = [g for g in GROUPS if g.startswith("playout_")] + ["corner_opening"]
+    assert len(flags) == 8 and all(counts[GROUPS.index(g)] == 2 for g in flags)
+
+
+def test_new_groups_are_invariant_under_the_8_symmetries():
+    from tests.priors.positions import OPENING
+    base = Board.from_ascii(OPENING)
+    legacy = len(features.LEGACY_GROUPS)
+    reference = None
+    for t in range(8):
+        board = transformed(base, t)
+        board.play(board.point(*sym(1, 3, 15, t)), WHITE)            # the last move of opening_board
+        index, levels = extract_features(board, BLACK)
+        by_point = {sym_inverse(i // 15, i % 15, 15, t): row[legacy:]
+                    for i, row in zip(index[:-1].tolist(), levels[:-1].tolist())}
+        if reference is None:
+            reference = by_point
+            assert np.count_nonzero(np.asarray(list(by_point.values())).any(axis=0)) >= 5
+        assert by_point == reference, f"symmetry {t}"

@@ -1,14 +1,16 @@
 """Coulom's MM on synthetic competitions, the competition store, and the `mm` prior's contract."""
+from pathlib import Path
+
 import numpy as np
 import pytest
 
 from engine.board import BLACK, WHITE, Board
-from priors import features, mm
-from priors.base import PRIORS, ModelError
+from priors import _mm, features, mm
+from priors.base import PRIORS, ModelError, save_model
 from priors.competitions import CompetitionBuilder, build_competitions, concatenate
 from priors.mm import MMPrior
 from priors.patterns import PatternSet
-from tests.priors.positions import POSITION, assert_evaluate_contract, hand_positions
+from tests.priors.positions import POSITION, assert_evaluate_contract, hand_positions, opening_board
 
 
 def synthetic(true_log_gammas, n_competitions, rng, sizes=(5, 40)):
@@ -151,3 +153,46 @@ def test_competitions_from_positions_skip_nothing_legal():
     assert comps.levels.shape[1] == len(features.GROUPS)
     passes = comps.levels[comps.winners, features.GROUPS.index("pass")]
     assert passes.tolist() == [0, 0, 0, 1]
+
+
+# --- model files of the 12-group feature set -------------------------------------------------------
+
+SHIPPED = Path(__file__).resolve().parents[2] / "priors" / "models" / "mm.npz"
+LEGACY = len(features.LEGACY_GROUPS)
+
+
+@pytest.mark.skipif(not SHIPPED.exists(), reason="the shipped model priors/models/mm.npz is absent")
+def test_the_shipped_model_scores_do_not_depend_on_the_new_groups():
+    prior = MMPrior.load(SHIPPED)
+    assert set(prior.groups) <= set(features.LEGACY_GROUPS)
+    assert np.all(prior.gammas_[prior._offsets[LEGACY]:] == 1.0)
+    board = opening_board()
+    rng = np.random.default_rng(5)
+    for color in (BLACK, WHITE):
+        index, levels = features.extract_features(board, color, prior.patterns_)
+        assert levels[:, LEGACY:].any()                 # the new groups are on here
+        _, gamma = prior.strengths(board, color)
+        other = levels.copy()
+        other[:, LEGACY:] = rng.integers(0, prior.level_counts_[LEGACY:], (len(levels), levels.shape[1] - LEGACY))
+        out = np.empty(len(levels))
+        _mm.candidate_strengths(other, prior._offsets, prior.gammas_, out)
+        np.testing.assert_array_equal(out, gamma)
+
+
+def test_a_legacy_model_file_loads_with_the_new_groups_inactive(tmp_path):
+    fitted = MMPrior(n_iterations=5, groups=features.LEGACY_GROUPS).fit(hand_positions() * 3)
+    n = int(fitted.level_counts_[:LEGACY].sum())
+    arrays = {**fitted.arrays(), "gammas": fitted.gammas_[:n], "level_counts": fitted.level_counts_[:LEGACY]}
+    save_model(tmp_path / "old.npz", "mm", arrays, {**fitted.metadata(), "groups": list(features.LEGACY_GROUPS)})
+    again = MMPrior.load(tmp_path / "old.npz")
+    assert again.groups == features.LEGACY_GROUPS
+    np.testing.assert_array_equal(again.gammas_, fitted.gammas_)
+    for color in (BLACK, WHITE):
+        np.testing.assert_array_equal(again.evaluate(opening_board(), color), fitted.evaluate(opening_board(), color))
+    meta = {**fitted.metadata(), "groups": list(features.LEGACY_GROUPS), "trained_groups": list(features.GROUPS)}
+    save_model(tmp_path / "bad.npz", "mm", arrays, meta)
+    with pytest.raises(ModelError, match="trained_groups"):
+        MMPrior.load(tmp_path / "bad.npz")
+    save_model(tmp_path / "bad.npz", "mm", arrays, {**meta, "groups": list(features.GROUPS[1:LEGACY + 1])})
+    with pytest.raises(ModelError, match="another feature set"):
+        MMPrior.load(tmp_path / "bad.npz")

@@ -132,3 +132,14 @@ def test_command_line_errors_are_clear(tmp_path, capsys):
     bad.write_bytes(b"junk")
     assert evaluate.main([str(bad), "--quiet"]) == 2
     assert "damaged" in capsys.readouterr().err
+
+
+def test_groups_accept_the_named_sets(tmp_path, data_dir):
+    from priors import features
+    overrides = ["fbt.groups=legacy", "mm.groups=[legacy, corner_opening]"]
+    config = train.load_config(write_config(tmp_path, data_dir), overrides)
+    assert train.expand_groups(config.fbt.groups) == features.LEGACY_GROUPS
+    assert train.expand_groups(config.mm.groups) == features.LEGACY_GROUPS + ("corner_opening",)
+    assert train.expand_groups(train.TrainConfig().fbt.groups) == features.GROUPS      # the default
+    with pytest.raises(ValueError, match="fbt.groups"):
+        train.load_config(write_config(tmp_path, data_dir), ["fbt.groups=[]"])

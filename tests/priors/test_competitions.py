@@ -1,0 +1,40 @@
+"""Merging identical candidate moves (teams) within a competition, for small and huge feature sets."""
+from collections import Counter
+
+import numpy as np
+import pytest
+
+from priors.competitions import CompetitionBuilder, radix_parts
+
+SMALL = [3, 4, 2]
+HUGE = [60000, 60000, 60000, 60000, 3]          # the levels' product overflows int64
+
+
+def test_one_run_of_groups_while_the_product_fits():
+    assert len(radix_parts(np.array(SMALL))) == 1
+    parts = radix_parts(np.array(HUGE))
+    assert len(parts) == 2
+    assert parts[0][0] == slice(0, 3) and parts[1][0] == slice(3, 5)
+
+
+@pytest.mark.parametrize("counts", [SMALL, HUGE])
+def test_identical_teams_merge_with_their_multiplicity(counts):
+    rng = np.random.default_rng(7)
+    levels = np.stack([rng.integers(0, min(n, 2), size=300) for n in counts], axis=1).astype(np.int32)
+    levels[:, 0] += (counts[0] - 2) * (levels[:, 0] == 1)      # use the largest level too
+    builder = CompetitionBuilder(counts)
+    builder.add(levels, winner=17)
+    comps = builder.build()
+    want = Counter(map(tuple, levels.tolist()))
+    got = {tuple(t): int(m) for t, m in zip(comps.levels.tolist(), comps.mult.tolist())}
+    assert got == dict(want)
+    assert tuple(comps.levels[comps.winners[0]].tolist()) == tuple(levels[17].tolist())
+
+
+def test_teams_that_differ_only_in_the_second_run_stay_apart():
+    levels = np.array([[5, 5, 5, 1, 0], [5, 5, 5, 1, 2], [5, 5, 5, 1, 0]], dtype=np.int32)
+    builder = CompetitionBuilder(HUGE)
+    builder.add(levels, winner=1)
+    comps = builder.build()
+    assert sorted(comps.mult.tolist()) == [1, 2]
+    assert comps.levels[comps.winners[0]].tolist() == [5, 5, 5, 1, 2]
