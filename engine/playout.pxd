@@ -21,6 +21,10 @@ cdef struct PlayoutRecord:     # what the search needs for AMAF updates and owne
     point_t moves[MAX_PLAYOUT_MOVES]
     color_t colors[MAX_PLAYOUT_MOVES]
 
+cdef bint shape_move(unsigned short code, color_t c) noexcept nogil
+    # Playing the centre of the 3x3 neighbourhood with this pat3 code is a shape move for c (the
+    # MoGo/Gelly patterns the policy plays near the last move).
+
 cdef point_t choose_move(BoardState* b, const PlayoutParams* pp, Rng* rng) noexcept nogil
     # The policy's move for b.to_play: a legal point, or PASS when no acceptable move is left.
 

@@ -136,6 +136,10 @@ cdef inline bint is_shape_move(uint16_t code, color_t c) noexcept nogil:
     return (PAT3_BITS[c][code >> 6] >> (code & 63)) & 1
 
 
+cdef bint shape_move(unsigned short code, color_t c) noexcept nogil:
+    return is_shape_move(code, c)
+
+
 def pat3_table() -> np.ndarray:
     """The pattern table as a (65536,) uint8 array indexed by the board's pat3 code: bit BLACK (1) /
     WHITE (2) set when playing the centre is a shape move for that colour (a copy)."""

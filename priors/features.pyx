@@ -44,6 +44,7 @@ import numpy as np
 
 from engine cimport board
 from engine.board cimport BLACK, EDGE, EMPTY, PASS, WHITE, Board, BoardState, color_t, point_t
+from engine.playout cimport shape_move
 from priors.ladder cimport is_attack_working, is_caught, ladder_free, ladder_init
 
 GROUPS = ("pass", "capture", "extension", "self_atari", "atari", "border", "dist_last", "dist_last2",
@@ -461,30 +462,6 @@ cdef void mark_corner_openings(const BoardState* b, uint8_t* marks) noexcept nog
 
 # --- flags of the playout policy -----------------------------------------------------------------
 
-cdef uint64_t SHAPE_BITS[3][1024]   # engine.playout's 3x3 shape table: bit code & 63 of [c][code >> 6]
-                                    # set when playing the centre of pat3 code `code` is a shape move for c
-
-
-def _init_shapes():
-    from engine.playout import pat3_table
-    table = pat3_table()
-    cdef int code, c
-    for c in range(3):
-        for code in range(1024):
-            SHAPE_BITS[c][code] = 0
-    for code in range(65536):
-        for c in (BLACK, WHITE):
-            if table[code] & c:
-                SHAPE_BITS[c][code >> 6] |= (<uint64_t>1) << (code & 63)
-
-
-_init_shapes()
-
-
-cdef inline bint is_shape_move(uint16_t code, color_t c) noexcept nogil:
-    return (SHAPE_BITS[c][code >> 6] >> (code & 63)) & 1
-
-
 cdef bint self_atari(const BoardState* b, point_t p, color_t c) noexcept nogil:
     """Fuego's self-atari test of an empty point: c's block at p would have one liberty, except that
     a stone capturing without touching an own block (a ko-type capture) never counts. Liberties are
@@ -609,23 +586,34 @@ cdef void mark_nakade(const BoardState* b, point_t p, color_t c, uint8_t* marks)
             return
 
 
-cdef void mark_atari_defence(const BoardState* b, point_t last, color_t c, uint8_t* marks) noexcept nogil:
-    """ATARI_DEFEND: for each c block in atari next to the last move, its liberty unless that is a
-    self-atari, and the liberty of every opponent block in atari touching it."""
-    cdef int k, j, n_seen = 0
+cdef int blocks_next_to(const BoardState* b, point_t p, color_t c, int n_libs, point_t* out) noexcept nogil:
+    """The distinct c blocks next to p with exactly n_libs liberties, into out (at most 4); their count."""
+    cdef int k, n = 0
     cdef int d[4]
-    cdef point_t seen[4]
-    cdef point_t q, g, lib, s, y
+    cdef point_t q, g
     board.nbrs4(b.stride, d)
     for k in range(4):
-        q = last + d[k]
+        q = p + d[k]
         if b.color[q] != c:
             continue
         g = b.group[q]
-        if b.groups[g].n_libs != 1 or board.in_list(seen, n_seen, g):
-            continue
-        seen[n_seen] = g
-        n_seen += 1
+        if b.groups[g].n_libs == n_libs and not board.in_list(out, n, g):
+            out[n] = g
+            n += 1
+    return n
+
+
+cdef void mark_atari_defence(const BoardState* b, point_t last, color_t c, uint8_t* marks) noexcept nogil:
+    """ATARI_DEFEND: for each c block in atari next to the last move, its liberty unless that is a
+    self-atari, and the liberty of every opponent block in atari touching it."""
+    cdef int i, j, n
+    cdef int d[4]
+    cdef point_t blocks[4]
+    cdef point_t g, lib, s, y
+    board.nbrs4(b.stride, d)
+    n = blocks_next_to(b, last, c, 1, blocks)
+    for i in range(n):
+        g = blocks[i]
         lib = b.groups[g].libs[0]
         if not self_atari(b, lib, c):
             mark(marks, lib, G_PLAYOUT_ATARI_DEFEND)
@@ -642,23 +630,13 @@ cdef void mark_atari_defence(const BoardState* b, point_t last, color_t c, uint8
 cdef void mark_lowlib(const BoardState* b, point_t last, color_t c, uint8_t* marks) noexcept nogil:
     """LOWLIB: good liberties of the last move's block and of c's blocks next to it, each with two
     liberties."""
-    cdef int k, n_seen = 0
-    cdef int d[4]
-    cdef point_t seen[4]
-    cdef point_t q, g
-    board.nbrs4(b.stride, d)
+    cdef int i, n
+    cdef point_t blocks[4]
     if b.groups[b.group[last]].n_libs == 2:
         play_good_liberties(b, b.group[last], c, marks)
-    for k in range(4):
-        q = last + d[k]
-        if b.color[q] != c:
-            continue
-        g = b.group[q]
-        if b.groups[g].n_libs != 2 or board.in_list(seen, n_seen, g):
-            continue
-        seen[n_seen] = g
-        n_seen += 1
-        play_good_liberties(b, g, c, marks)
+    n = blocks_next_to(b, last, c, 2, blocks)
+    for i in range(n):
+        play_good_liberties(b, blocks[i], c, marks)
 
 
 cdef void mark_shape_moves(const BoardState* b, point_t m, color_t c, uint8_t* marks) noexcept nogil:
@@ -671,7 +649,7 @@ cdef void mark_shape_moves(const BoardState* b, point_t m, color_t c, uint8_t* m
     for dr in range(-1, 2):
         for dc in range(-1, 2):
             q = m + dr * b.stride + dc
-            if (dr or dc) and b.color[q] == EMPTY and is_shape_move(b.pat3[q], c) and not self_atari(b, q, c):
+            if (dr or dc) and b.color[q] == EMPTY and shape_move(b.pat3[q], c) and not self_atari(b, q, c):
                 mark(marks, q, G_PLAYOUT_PATTERN)
 
 
