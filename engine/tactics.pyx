@@ -562,7 +562,8 @@ for _k, (_dr, _dc) in enumerate([(0, 1), (0, -1), (1, 0), (-1, 0), (0, 2), (0, -
 
 
 cdef int SUPERSTRING_LIBS = 3                # GEN_LOCAL: defender blocks next to a goal liberty with at most
-                                             # this many liberties join the goal's move set
+                                             # this many liberties join the goal's move set (the defender's:
+                                             # one more, as it may fill their outside liberties to win a race)
 
 
 cdef int atari_neighbour_libs(const BoardState* b, point_t gid, color_t other, point_t skip, point_t* out,
@@ -584,6 +585,27 @@ cdef int atari_neighbour_libs(const BoardState* b, point_t gid, color_t other, p
                         seen[lib] = 1
                         out[n] = lib
                         n += 1
+        s = b.next_stone[s]
+    return n
+
+
+cdef int weak_neighbour_libs(const BoardState* b, point_t gid, color_t other, int max_libs, point_t* out,
+                             uint8_t* seen) noexcept nogil:
+    """The liberties of every block of colour `other` next to the block gid with at most max_libs
+    liberties, unseen ones only (points marked 1 in seen, blocks 5): the defender's counter-attacks in
+    a capturing race of the goal's superstring. Returns the count."""
+    cdef int n = 0, k
+    cdef point_t s = gid, q, og
+    cdef int d[4]
+    board.nbrs4(b.stride, d)
+    while s != 0:
+        for k in range(4):
+            q = s + d[k]
+            if b.color[q] == other:
+                og = b.group[q]
+                if seen[og] != 2 and seen[og] != 5 and count_libs(b, og, max_libs + 1) <= max_libs:
+                    seen[og] = 5
+                    n += block_libs(b, og, out + n, seen)
         s = b.next_stone[s]
     return n
 
@@ -627,7 +649,7 @@ cdef int generate(CaptureGoal* g, const BoardState* b, color_t mover, point_t* o
     cdef uint8_t seen[MAX_POINTS]
     cdef point_t libs[MAX_POINTS]
     cdef point_t more[MAX_POINTS]
-    cdef int n_libs, n = 0, n_more = 0, i, j, k, lg, sh
+    cdef int n_libs, n = 0, n_more = 0, i, j, k, lg, sh, ss_libs
     cdef point_t gid = b.group[g.goal], q, p, og
     cdef color_t defender = 3 - g.attacker
     cdef int d[4]
@@ -690,17 +712,20 @@ cdef int generate(CaptureGoal* g, const BoardState* b, color_t mover, point_t* o
                     n_more += atari_neighbour_libs(b, og, defender, gid, more + n_more, seen)
         p = b.next_stone[p]
     # the superstring: weak defender blocks next to a goal liberty (the goal joins them by playing
-    # there); their liberties extend the goal (defender) or are filled from behind (attacker)
+    # there); their liberties extend the goal (defender) or are filled from behind (attacker). The
+    # defender also counter-attacks the attacker blocks next to them that it could outrace (at most lg
+    # liberties, as for the blocks next to the goal)
+    ss_libs = SUPERSTRING_LIBS + (1 if mover != g.attacker else 0)
     for i in range(n_libs):
         for k in range(4):
             q = libs[i] + d[k]
             if b.color[q] == defender and b.group[q] != gid:
                 og = b.group[q]
-                if seen[og] != 3 and count_libs(b, og, SUPERSTRING_LIBS + 1) <= SUPERSTRING_LIBS:
+                if seen[og] != 3 and count_libs(b, og, ss_libs + 1) <= ss_libs:
                     seen[og] = 3
                     n_more += block_libs(b, og, more + n_more, seen)
                     if mover != g.attacker:
-                        n_more += atari_neighbour_libs(b, og, g.attacker, 0, more + n_more, seen)
+                        n_more += weak_neighbour_libs(b, og, g.attacker, lg, more + n_more, seen)
     sort_points(more, n_more)
     for i in range(n_more):
         out[n] = more[i]
@@ -1741,7 +1766,9 @@ def solve(Board position not None, goal: int, *, attack: bool = True, params: Ta
     ko: who may retake a ko at once ("none": simple ko binds both; see Solver.set_capture).
 
     Runs the paper's liberty loop: L starts at libs + 1 (or params.l_start) and grows by one after each
-    FALSE, until TRUE, L > l_max, or the node budget is spent. With learn=True (or "all") the prior's
+    FALSE, until TRUE, L > l_max, or the node budget is spent (then the value is "U", also after a
+    FALSE at an L below l_max: the block reached L liberties, which does not make it safe). With
+    learn=True (or "all") the prior's
     `observe(keys, roles, values)` is called with every solved node after each search that ends solved
     (the paper). learn="consistent" (ours) keeps a FALSE only from the last search: FALSE at L means
     "the defender reaches L liberties" and may turn TRUE at L + 1, while a TRUE (a capture) holds at
@@ -1779,6 +1806,8 @@ def solve(Board position not None, goal: int, *, attack: bool = True, params: Ta
         if last:
             break
         L += 1
+    if value == "F" and L < params.l_max:
+        value = "U"                     # the budget ended the loop: the block reached L liberties, no more
     child = solver.best_child()
     move = solver.node(child)["move"] if child >= 0 else PASS
     code = WIN if (value == "T") == attack else LOSE
@@ -1802,7 +1831,8 @@ def solve_ko(Board position not None, goal: int, *, attack: bool = True,
     A retake made that way (GnuGo's conditional ko capture) makes its side the "komaster": the other
     side may not take that ko back, and the komaster may take another ko only if it is nested (the
     captured stone diagonal to the last one). The second search is skipped when the first one met no
-    ko retake of that side (it would be the same search). A spent budget counts as "not captured"."""
+    ko retake of that side (it would be the same search). A spent budget counts as "not captured",
+    except that KO_B, a success claimed through a ko, needs the second search to prove it."""
     first = solve(position, goal, attack=attack, params=params, prior=prior)
     captured = first.value == "T"
     succeeded = captured == attack
@@ -1817,7 +1847,9 @@ def solve_ko(Board position not None, goal: int, *, attack: bool = True,
     if succeeded:
         code = WIN if again else KO_A
     else:
-        code = LOSE if again else KO_B
+        # KO_B claims a success through a ko, so it needs the second game's proof: a defence that
+        # spent the budget there (UNKNOWN) is no defence
+        code = KO_B if second.value == ("T" if attack else "F") else LOSE
     # the move comes from the game that proved the code (a defence proved only against simple ko, or
     # the favourite of a search that ran out of nodes, comes from the first game)
     if code == LOSE:

@@ -383,6 +383,71 @@ def test_local_generator_counts_goal_liberties_the_attacker_cannot_fill():
     assert moves[False] == {"A1", "A2", "B1", "E1", "E2", "E3"}
 
 
+# The white goal A5 (liberties A3, B4) is next to the white block B3 (four liberties: A3, B4, B2, C2)
+# at both of its liberties; White saves it with B2, a liberty of that block (GnuGo's reading.tst 115).
+CORNER_RACE = """
+    X O O . X . O O .
+    X O . O . O . O X
+    X X O O X O O X X
+    X X X O X O X X X
+    O O X X X X X O O
+    O . O X . X O . O
+    . O O X . X O O .
+    X . . X . X . . X
+    . O X X . X X O O
+"""
+
+
+@pytest.mark.parametrize("method", ["pp", "pns"])
+def test_local_generator_extends_the_goal_through_a_block_with_four_liberties(method):
+    # The goal's superstring took in defender blocks of up to three liberties, so B2 (a liberty of the
+    # four-liberty block B3) was not generated and the defence was "proved" impossible.
+    b = board_from_ascii(CORNER_RACE)
+    goal = vertex(b, "A5")
+    s = Solver(method)
+    s.set_capture(b, goal, attack=False, libs_false=3, move_gen="local")
+    s.develop_node(0)
+    assert vertex(b, "B2") in {c["move"] for c in s.children(0)}
+    params = TacticsParams(method=method, move_gen="local", l_max=5, max_depth=60, counter_slack=1,
+                           max_nodes=20_000)
+    code, move, _ = tactics.defend(b, goal, params)
+    assert (code, b._name(move)) == (1, "B2")
+
+
+# Black to capture C9 (liberties D8, E9). The white block E8 next to both liberties is in a race with
+# the black stone F7, which Black F8 extends (three liberties: G7, G8, F9); White wins the race by G8
+# (GnuGo's reading.tst 161: no capture).
+OUTSIDE_RACE = """
+    . X O O . . . . .
+    . X O . O . . . .
+    . X X O O X . O .
+    . . X X X O O O .
+    . . . . X X O . .
+    . . . . . X O . .
+    . . . . . X O . .
+    . . . . . X O . .
+    . . . . . X O . .
+"""
+
+
+@pytest.mark.parametrize("method", ["pp", "pns"])
+def test_local_generator_lets_the_defender_attack_a_block_next_to_its_superstring(method):
+    # The defender's counter-attacks took only attacker blocks next to the goal, or in atari next to
+    # the superstring, so after F8 White could not fill G8 and the race was "won" by Black.
+    b = board_from_ascii(OUTSIDE_RACE)
+    goal = vertex(b, "C9")
+    s = Solver(method)
+    s.set_capture(b, goal, attack=True, libs_false=3, move_gen="local")
+    s.develop_node(0)
+    f8 = [c for c in s.children(0) if c["move"] == vertex(b, "F8")]
+    assert len(f8) == 1
+    s.develop_node(f8[0]["index"])
+    assert vertex(b, "G8") in {c["move"] for c in s.children(f8[0]["index"])}
+    params = TacticsParams(method=method, move_gen="local", l_max=5, max_depth=60, counter_slack=1,
+                           max_nodes=20_000)
+    assert tactics.attack(b, goal, params)[:2] == (0, PASS)
+
+
 # White to capture J7 (libs J6, J9). After G9 the black block and the white block around it share those
 # two liberties and have no other: a seki, where whoever fills one is captured.
 SEKI = """

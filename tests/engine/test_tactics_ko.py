@@ -1,6 +1,8 @@
 """Ko results of the tactical solver (GnuGo's codes: 1 WIN, 2 KO_A, 3 KO_B, 0 LOSE) on drawn positions."""
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
 from engine import tactics
@@ -81,6 +83,41 @@ def test_a_defence_that_needs_the_first_ko_threat_is_ko_b():
     code, move, r = tactics.defend(b, vertex(b, "B5"), PARAMS)
     assert (code, b._name(move)) == (KO_B, "C4")
     assert [(ko, value) for ko, value, _ in r.games] == [("none", "T"), ("defender", "F")]
+
+
+def test_a_ko_defence_needs_a_proof_in_the_second_game():
+    # With nodes for the first game (captured) but too few for the second one, no ko defence (KO_B)
+    # is claimed: the string is lost as far as the search could prove.
+    b = ko_just_taken("""
+        . X O . .
+        X . X O .
+        . X O . .
+        . . . . .
+        . . . . .
+        """, "B4")
+    first = tactics.defend(b, vertex(b, "B5"), PARAMS)[2].games[0]
+    assert first[:2] == ("none", "T")
+    for extra in (1, 2, 3):
+        params = dataclasses.replace(PARAMS, max_nodes=first[2] + extra)
+        code, move, r = tactics.defend(b, vertex(b, "B5"), params)
+        assert r.games[-1][:2] == ("defender", "U")
+        assert (code, move) == (LOSE, PASS)
+
+
+def test_a_liberty_loop_cut_by_the_budget_is_unknown():
+    # One node proves that the defender reaches L = 2 liberties (by retaking the ko), which says
+    # nothing of L = 3: the search is unfinished, not FALSE.
+    b = ko_just_taken("""
+        . X O . .
+        X . X O .
+        . X O . .
+        . . . . .
+        . . . . .
+        """, "B4")
+    r = tactics.solve(b, vertex(b, "B5"), attack=False, params=dataclasses.replace(PARAMS, max_nodes=1),
+                      ko="defender")
+    assert r.runs == [(2, "F", 1)]
+    assert r.value == "U"
 
 
 def test_an_unconditional_capture_is_still_win():
