@@ -65,6 +65,8 @@ cdef struct ProofNode:       # 48 bytes
     uint8_t kind             # OR_NODE or AND_NODE
     int8_t value             # V_FALSE, V_TRUE or V_UNKNOWN
     uint8_t developed        # 1 once Develop ran (a developed node with 0 children had no moves)
+    int32_t best             # the child selection descends into (lowest index among equals), kept by the
+                             # backup; valid while n_children > 0 (fits the padding: still 48 bytes)
     double a                 # PP: log-odds of TRUE; PNS: proof number
     double b                 # PNS: disproof number (unused by PP)
     double t                 # PP: cached share of the parent's sum, softplus(-L) (OR node) or softplus(L) (AND node)

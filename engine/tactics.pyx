@@ -19,7 +19,7 @@ from libc.string cimport memcpy, memset
 from posix.time cimport CLOCK_MONOTONIC, clock_gettime, timespec
 
 from engine cimport board
-from engine.board cimport (BLACK, EDGE, EMPTY, LIBS_EXACT, MAX_POINTS, NO_POINT, PASS, WHITE, Board,
+from engine.board cimport (BLACK, EDGE, EMPTY, LIBS_EXACT, MAX_POINTS, MAX_SIZE, NO_POINT, PASS, WHITE, Board,
                            BoardState, color_t, point_t)
 
 import dataclasses
@@ -443,26 +443,6 @@ cdef enum:
     PATTERN_MEMO_BITS = 15           # the most entries (2^bits) of a solver's pattern memo
 
 
-cdef void pattern_stack_memo(PatternMemo* memo, int bits, const BoardState* b, point_t m, point_t goal_group,
-                             point_t goal, color_t attacker, int role, bint mark_block,
-                             uint64_t* out) noexcept nogil:
-    cdef uint8_t state[N_OFFSETS]
-    cdef uint64_t raw = ROLE_SALT[role]
-    cdef int k
-    cdef PatternMemo* e
-    pattern_states(b, m, goal_group, goal, attacker, mark_block, state)
-    for k in range(N_OFFSETS):
-        raw ^= PZ[k][state[k]]
-    e = &memo[raw >> (64 - bits)]
-    if e.used and e.key == raw:
-        memcpy(out, e.stack, N_SIZES * sizeof(uint64_t))
-        return
-    stack_of_states(state, role, out)
-    e.key = raw
-    e.used = True
-    memcpy(e.stack, out, N_SIZES * sizeof(uint64_t))
-
-
 cdef void pattern_states(const BoardState* b, point_t m, point_t goal_group, point_t goal, color_t attacker,
                          bint mark_block, uint8_t* state) noexcept nogil:
     """The state (off-board, empty, goal, attacker, defender) of each template point around m."""
@@ -486,6 +466,79 @@ cdef void pattern_states(const BoardState* b, point_t m, point_t goal_group, poi
             state[k] = S_ATTACKER
         else:
             state[k] = S_DEFENDER
+
+
+cdef enum:
+    GRID_MARGIN = 3                  # the template's reach
+    GRID_WIDTH = MAX_SIZE + 2 * GRID_MARGIN
+
+
+cdef inline int grid_at(int row, int col) noexcept nogil:
+    """The cell of board (row, col) in a state grid: the board with a margin of GRID_MARGIN off-board
+    cells, so that every template point of a board point is a cell."""
+    return (row + GRID_MARGIN) * GRID_WIDTH + col + GRID_MARGIN
+
+
+cdef void grid_states(const BoardState* b, point_t goal_group, point_t goal, color_t attacker, bint mark_block,
+                      int r0, int r1, int c0, int c1, uint8_t* grid) noexcept nogil:
+    """pattern_states' state of every board point in rows r0..r1, columns c0..c1 (clipped to the board)
+    into the grid; the grid's other cells are left as they are (off-board cells stay S_OFF)."""
+    cdef int r, c
+    cdef point_t q
+    cdef color_t col
+    r0 = max(r0, 0)
+    c0 = max(c0, 0)
+    r1 = min(r1, b.size - 1)
+    c1 = min(c1, b.size - 1)
+    for r in range(r0, r1 + 1):
+        for c in range(c0, c1 + 1):
+            q = <point_t>((r + 1) * b.stride + c + 1)
+            col = b.color[q]
+            if col == EMPTY:
+                grid[grid_at(r, c)] = S_EMPTY
+            elif (mark_block and goal_group != 0 and b.group[q] == goal_group) or q == goal:
+                grid[grid_at(r, c)] = S_GOAL
+            elif col == attacker:
+                grid[grid_at(r, c)] = S_ATTACKER
+            else:
+                grid[grid_at(r, c)] = S_DEFENDER
+
+
+cdef int GRID_OFF[N_OFFSETS]             # template point k's cell relative to the centre's, in a state grid
+for _k in range(N_OFFSETS):
+    GRID_OFF[_k] = OFF_Y[_k] * GRID_WIDTH + OFF_X[_k]
+
+
+cdef extern from *:
+    void prefetch "__builtin_prefetch"(const void* p) noexcept nogil
+
+
+cdef inline uint64_t grid_raw_key(const uint8_t* grid, int centre, int role) noexcept nogil:
+    """The pattern memo's key of the template around a grid cell: a Zobrist hash of its 37 states,
+    unrotated, and the role."""
+    cdef uint64_t raw = ROLE_SALT[role]
+    cdef int k
+    for k in range(N_OFFSETS):
+        raw ^= PZ[k][grid[centre + GRID_OFF[k]]]
+    return raw
+
+
+cdef void pattern_stack_grid(PatternMemo* memo, int bits, const uint8_t* grid, int centre, int role,
+                             uint64_t raw, uint64_t* out) noexcept nogil:
+    """The stack of the template around a grid cell (raw: its grid_raw_key), from the memo when there."""
+    cdef uint8_t state[N_OFFSETS]
+    cdef int k
+    cdef PatternMemo* e
+    e = &memo[raw >> (64 - bits)]
+    if e.used and e.key == raw:
+        memcpy(out, e.stack, N_SIZES * sizeof(uint64_t))
+        return
+    for k in range(N_OFFSETS):
+        state[k] = grid[centre + GRID_OFF[k]]
+    stack_of_states(state, role, out)
+    e.key = raw
+    e.used = True
+    memcpy(e.stack, out, N_SIZES * sizeof(uint64_t))
 
 
 cdef uint64_t PASS_SALT = 0x5A55C0FFEE1234F1ULL
@@ -519,6 +572,45 @@ cdef void stack_of_states(const uint8_t* state, int role, uint64_t* out) noexcep
 
 
 # --- the capture goal ---
+
+cdef inline void copy_position(BoardState* d, const BoardState* s) noexcept nogil:
+    """d = s for every point of s's board: the per-point arrays only up to stride^2, the rest whole (a
+    board search never reads a point beyond; on 19x19 this copies 60% of the struct)."""
+    cdef size_t n = <size_t>(s.stride * s.stride)
+    cdef size_t head = <size_t>(<const char*>&s.color[0] - <const char*>s)
+    cdef size_t tail = <size_t>(<const char*>&s.n_free - <const char*>s)
+    memcpy(d, s, head)
+    memcpy(d.color, s.color, n * sizeof(s.color[0]))
+    memcpy(d.n_nbr, s.n_nbr, n * sizeof(s.n_nbr[0]))
+    memcpy(d.pat3, s.pat3, n * sizeof(s.pat3[0]))
+    memcpy(d.group, s.group, n * sizeof(s.group[0]))
+    memcpy(d.next_stone, s.next_stone, n * sizeof(s.next_stone[0]))
+    memcpy(d.groups, s.groups, n * sizeof(s.groups[0]))
+    memcpy(d.free_pts, s.free_pts, n * sizeof(s.free_pts[0]))
+    memcpy(d.free_index, s.free_index, n * sizeof(s.free_index[0]))
+    memcpy(<char*>d + tail, <const char*>s + tail, sizeof(BoardState) - tail)
+
+
+def _check_position_layout() -> None:
+    """copy_position knows BoardState's per-point arrays: they must run from `color` to `free_index`,
+    in this order, with nothing else between them (alignment padding only)."""
+    cdef BoardState* b = <BoardState*>malloc(sizeof(BoardState))
+    if b == NULL:
+        raise MemoryError()
+    cdef size_t base = <size_t>b
+    fields = [(<size_t>&b.color[0] - base, sizeof(b.color)), (<size_t>&b.n_nbr[0] - base, sizeof(b.n_nbr)),
+              (<size_t>&b.pat3[0] - base, sizeof(b.pat3)), (<size_t>&b.group[0] - base, sizeof(b.group)),
+              (<size_t>&b.next_stone[0] - base, sizeof(b.next_stone)),
+              (<size_t>&b.groups[0] - base, sizeof(b.groups)), (<size_t>&b.free_pts[0] - base, sizeof(b.free_pts)),
+              (<size_t>&b.free_index[0] - base, sizeof(b.free_index)), (<size_t>&b.n_free - base, 0)]
+    free(b)
+    for (off, size), (nxt, _) in zip(fields, fields[1:]):
+        if not 0 <= nxt - (off + size) < 4:
+            raise ImportError("engine.board.BoardState changed: update copy_position in engine/tactics.pyx")
+
+
+_check_position_layout()
+
 
 cdef int block_libs(const BoardState* b, point_t gid, point_t* out, uint8_t* seen) noexcept nogil:
     """Every liberty of the block gid (seen: a zeroed MAX_POINTS mask, left marked). Returns the count."""
@@ -802,7 +894,7 @@ cdef int child_value(CaptureGoal* g, const BoardState* b, point_t m, color_t mov
         return V_FALSE if n >= g.libs_false else V_UNKNOWN
     if not captures:
         return V_UNKNOWN                # the goal block keeps its liberties
-    g.scratch = b[0]                    # a capture elsewhere may free goal liberties: count exactly
+    copy_position(&g.scratch, b)        # a capture elsewhere may free goal liberties: count exactly
     board.play(&g.scratch, m, mover)
     return goal_value(&g.scratch, g)
 
@@ -831,6 +923,45 @@ cdef int store_reserve(Store* st, int32_t need) noexcept nogil:
     return 0
 
 
+# The node array of the last solver freed, kept (up to SPARE_MAX_NODES nodes) for the next solver: a
+# search writes each node once, so fresh memory would cost a page fault (and the kernel's zeroing) per
+# 85 nodes, and the array's regrowth a copy. Only touched with the GIL held.
+cdef ProofNode* SPARE_NODES = NULL
+cdef int32_t SPARE_CAP = 0
+cdef int32_t SPARE_MAX_NODES = 1 << 20
+
+
+cdef void store_release(Store* st) noexcept:
+    """Free the store's arrays (its node array becomes the spare if it is the larger one and not too
+    large) and empty it."""
+    global SPARE_NODES, SPARE_CAP
+    if st.nodes != NULL and SPARE_CAP < st.capacity <= SPARE_MAX_NODES:
+        free(SPARE_NODES)
+        SPARE_NODES = st.nodes
+        SPARE_CAP = st.capacity
+    else:
+        free(st.nodes)
+    free(st.keys)
+    cdef bint keep = st.keep_keys
+    memset(st, 0, sizeof(Store))
+    st.keep_keys = keep
+
+
+cdef void store_adopt(Store* st) noexcept:
+    """Give an empty store the spare node array, if there is one (and room for the keys it keeps)."""
+    global SPARE_NODES, SPARE_CAP
+    if st.capacity > 0 or SPARE_NODES == NULL:
+        return
+    if st.keep_keys:
+        st.keys = <uint64_t*>malloc(SPARE_CAP * N_SIZES * sizeof(uint64_t))
+        if st.keys == NULL:
+            return
+    st.nodes = SPARE_NODES
+    st.capacity = SPARE_CAP
+    SPARE_NODES = NULL
+    SPARE_CAP = 0
+
+
 cdef inline double now() noexcept nogil:
     cdef timespec ts
     clock_gettime(CLOCK_MONOTONIC, &ts)
@@ -843,22 +974,31 @@ cdef inline double now() noexcept nogil:
 cdef struct LeafMemo:
     uint64_t key
     double value
+    double share                 # share(value, kind): the leaf's term in its parent's sum
     uint32_t epoch               # valid when equal to the solver's memo_epoch (0: never)
+    uint8_t kind                 # the node kind `share` was taken for
 
 cdef enum:
     MEMO_BITS = 16                   # the most entries (2^bits) of a solver's leaf memo
     MEMO_START_BITS = 10             # both memos start this small (a short search pays little for them)
 
 
-cdef inline double memo_logodds(LeafMemo* memo, int bits, uint32_t epoch, const LeafTable* t,
-                                const uint64_t* stack) noexcept nogil:
+cdef inline void memo_logodds(LeafMemo* memo, int bits, uint32_t epoch, const LeafTable* t,
+                              const uint64_t* stack, ProofNode* c) noexcept nogil:
+    """c.a = the leaf log-odds of this stack and c.t its share (both memoised)."""
     cdef uint64_t top = stack[N_SIZES - 1]
     cdef LeafMemo* m = &memo[slot_of(top) >> (47 - bits)]
     if m.epoch != epoch or m.key != top:
         m.key = top
         m.value = leaf_logodds(t, stack)
         m.epoch = epoch
-    return m.value
+        m.kind = c.kind
+        m.share = share(m.value, c.kind)
+    elif m.kind != c.kind:
+        m.kind = c.kind
+        m.share = share(m.value, c.kind)
+    c.a = m.value
+    c.t = m.share
 
 
 cdef void* grow_table(void* table, int* bits, int max_bits, size_t entry, int64_t developed) noexcept nogil:
@@ -896,7 +1036,8 @@ cdef class Solver:
     `kernel() -> PriorKernel` (the models of engine.tactics_priors) is priced in C without the GIL: its
     table is fetched once per `run` (the model caches it until it learns). Otherwise, or with
     kernel=False, `logodds` is called under the GIL once per developed node. `keep_keys` stores every
-    node's stack so that `observations` can feed a learner after the search. Each solver memoises
+    node's stack so that `observations` can feed a learner after the search (a prior alone prices the
+    children from Develop's scratch copy and keeps none). Each solver memoises
     pattern stacks and the kernel's leaf log-odds (the same numbers, computed less often); both memos
     start small and grow with the search, so that short searches stay cheap.
     """
@@ -907,6 +1048,7 @@ cdef class Solver:
     cdef int max_depth
     cdef bint empty_and_true
     cdef double prior_logodds
+    cdef double leaf_init[2][3][3]  # [kind][value]: (a, b, t) of init_belief(node, prior_logodds)
     cdef object prior
     cdef object error
     cdef int64_t developed
@@ -915,11 +1057,12 @@ cdef class Solver:
     cdef bint ready
     cdef bint has_prior
     cdef bint use_kernel
+    cdef bint want_keys             # Develop computes the children's pattern stacks (a prior prices them, or keep_keys)
     cdef PriorKernel kernel         # the prior's table during a run (kept alive here)
     cdef const LeafTable* table     # &kernel.t, or NULL: price leaves through prior.logodds
     cdef LeafMemo* memo             # 2^MEMO_BITS leaf log-odds of `table` (see memo_logodds), or NULL
     cdef uint32_t memo_epoch        # bumped whenever `table` is fetched: older entries are stale
-    cdef PatternMemo* pmemo         # 2^pmemo_bits pattern stacks (see pattern_stack_memo), or NULL
+    cdef PatternMemo* pmemo         # 2^pmemo_bits pattern stacks (see pattern_stack_grid), or NULL
     cdef int memo_bits, pmemo_bits  # the memos grow with the search (grow_memos)
     # DOMAIN_TREE arrays (kept alive by the Python references below)
     cdef object tree_arrays
@@ -932,7 +1075,9 @@ cdef class Solver:
     cdef int32_t cand[MAX_MOVES]
     cdef int8_t cvalue[MAX_MOVES]
     cdef uint64_t ckeys[MAX_MOVES * N_SIZES]
+    cdef uint64_t craw[MAX_MOVES]               # the pattern memo's keys of the children (children_stacks)
     cdef int32_t path[MAX_PLIES]
+    cdef uint8_t sgrid[GRID_WIDTH * GRID_WIDTH]   # pattern states of one Develop's position (grid_states)
 
     def __cinit__(self):
         memset(&self.st, 0, sizeof(Store))
@@ -959,17 +1104,24 @@ cdef class Solver:
         self.kernel = None
         self.table = NULL
         self.prior_logodds = math.log(prior_p / (1.0 - prior_p))
+        cdef ProofNode leaf
+        for kind in (OR_NODE, AND_NODE):
+            for value in (V_FALSE, V_TRUE, V_UNKNOWN):
+                leaf.kind = kind
+                leaf.value = value
+                self.init_belief(&leaf, self.prior_logodds)
+                self.leaf_init[kind][value][0] = leaf.a
+                self.leaf_init[kind][value][1] = leaf.b
+                self.leaf_init[kind][value][2] = leaf.t
         self.max_depth = max_depth
         self.empty_and_true = empty_and_true
-        free(self.st.nodes)              # a second __init__ starts from an empty store
-        free(self.st.keys)
-        memset(&self.st, 0, sizeof(Store))
-        self.st.keep_keys = keep_keys or prior is not None
+        store_release(&self.st)          # a second __init__ starts from an empty store
+        self.st.keep_keys = keep_keys
+        self.want_keys = keep_keys or prior is not None
         self.ready = False
 
     def __dealloc__(self):
-        free(self.st.nodes)
-        free(self.st.keys)
+        store_release(&self.st)
         free(self.cap)
         free(self.memo)
         free(self.pmemo)
@@ -1021,12 +1173,13 @@ cdef class Solver:
             self.cap = <CaptureGoal*>malloc(sizeof(CaptureGoal))
             if self.cap == NULL:
                 raise MemoryError()
-        if self.st.keep_keys and self.pmemo == NULL:
+        if self.want_keys and self.pmemo == NULL:
             self.pmemo = <PatternMemo*>calloc(1 << MEMO_START_BITS, sizeof(PatternMemo))
             if self.pmemo == NULL:
                 raise MemoryError()
             self.pmemo_bits = MEMO_START_BITS
         g = self.cap
+        memset(self.sgrid, S_OFF, sizeof(self.sgrid))
         g.goal = p
         g.attacker = 3 - b.color[p]
         g.gen = _GENERATORS[move_gen]
@@ -1092,6 +1245,7 @@ cdef class Solver:
 
     cdef int _reset(self, int kind, int value) except -1:
         cdef ProofNode* r
+        store_adopt(&self.st)
         if store_reserve(&self.st, 1) != 0:
             raise MemoryError()
         self.st.n = 1
@@ -1167,8 +1321,10 @@ cdef class Solver:
             c.developed = 0
             if self.domain == DOMAIN_TREE:
                 self.init_belief(c, self.t_prior[c.move])
-            else:
-                self.init_belief(c, self.prior_logodds)
+            else:                       # init_belief(c, prior_logodds), precomputed
+                c.a = self.leaf_init[c.kind][c.value][0]
+                c.b = self.leaf_init[c.kind][c.value][1]
+                c.t = self.leaf_init[c.kind][c.value][2]
             if self.st.keep_keys:
                 memcpy(&self.st.keys[(first + k) * N_SIZES], &self.ckeys[k * N_SIZES], N_SIZES * sizeof(uint64_t))
         node.first_child = first
@@ -1176,12 +1332,13 @@ cdef class Solver:
         self.st.n += count
         if self.has_prior and self.domain == DOMAIN_CAPTURE and self.method == METHOD_PP:
             if self.table != NULL:
+                for k in range(count):      # fetch the memo entries all at once
+                    prefetch(&self.memo[slot_of(self.ckeys[k * N_SIZES + N_SIZES - 1]) >> (47 - self.memo_bits)])
                 for k in range(count):
                     c = &self.st.nodes[first + k]
                     if c.value == V_UNKNOWN:
-                        c.a = memo_logodds(self.memo, self.memo_bits, self.memo_epoch, self.table,
-                                           &self.st.keys[(first + k) * N_SIZES])
-                        c.t = share(c.a, c.kind)
+                        memo_logodds(self.memo, self.memo_bits, self.memo_epoch, self.table,
+                                     &self.ckeys[k * N_SIZES], c)
                 return 0
             role = 0 if node.kind == OR_NODE else 1
             with gil:
@@ -1221,7 +1378,7 @@ cdef class Solver:
             x = self.st.nodes[x].parent
         if depth >= self.max_depth:
             return DEPTH_CUTOFF
-        b[0] = g.root
+        copy_position(b, &g.root)
         color = g.root.to_play
         for i in range(depth - 1, -1, -1):
             m = <point_t>self.path[i]
@@ -1244,7 +1401,7 @@ cdef class Solver:
                 self.n_ko_banned[role] += 1
                 self.cand[0] = g.goal
                 self.cvalue[0] = V_UNKNOWN      # one stone in atari again (L >= 2)
-                if self.st.keep_keys:
+                if self.want_keys:
                     pattern_stack(b, g.goal, 0, g.goal, g.attacker, role, g.mark_block, &self.ckeys[0])
                 return 1
             return 0
@@ -1268,18 +1425,40 @@ cdef class Solver:
             if role == 0 and self.cvalue[k] != V_FALSE and b.groups[gid].n_libs == 1 \
                     and goal_ko_capture(b, gid, m, mover) and board.libs_after(b, m, mover, 2) == 1:
                 self.n_ko_banned[1] += 1        # the defender could retake the goal stone after a threat
-            if self.st.keep_keys:
-                pattern_stack_memo(self.pmemo, self.pmemo_bits, b, m, gid, g.goal, g.attacker, role,
-                                   g.mark_block, &self.ckeys[k * N_SIZES])
             k += 1
+        if self.want_keys and k > 0:
+            self.children_stacks(b, gid, role, k)
         if g.defender_pass and role == 1 and k < MAX_MOVES:
             # the defender may pass (play elsewhere): in a seki every local move of its loses
             self.cand[k] = PASS
             self.cvalue[k] = V_UNKNOWN
-            if self.st.keep_keys:
+            if self.want_keys:
                 pass_stack(role, &self.ckeys[k * N_SIZES])
             k += 1
         return k
+
+    cdef void children_stacks(self, const BoardState* b, point_t gid, int role, int count) noexcept nogil:
+        """The pattern stacks of the moves cand[0 .. count - 1] (points of b) into ckeys: the states of
+        their templates' points are found once for all of them (grid_states)."""
+        cdef CaptureGoal* g = self.cap
+        cdef int i, r, c, r0 = MAX_SIZE, r1 = -1, c0 = MAX_SIZE, c1 = -1
+        for i in range(count):
+            r = self.cand[i] // b.stride - 1
+            c = self.cand[i] % b.stride - 1
+            r0 = min(r0, r)
+            r1 = max(r1, r)
+            c0 = min(c0, c)
+            c1 = max(c1, c)
+        grid_states(b, gid, g.goal, g.attacker, g.mark_block, r0 - GRID_MARGIN, r1 + GRID_MARGIN,
+                    c0 - GRID_MARGIN, c1 + GRID_MARGIN, self.sgrid)
+        for i in range(count):          # every memo key first, fetching their entries all at once
+            self.craw[i] = grid_raw_key(self.sgrid, grid_at(self.cand[i] // b.stride - 1,
+                                                            self.cand[i] % b.stride - 1), role)
+            prefetch(&self.pmemo[self.craw[i] >> (64 - self.pmemo_bits)])
+        for i in range(count):
+            pattern_stack_grid(self.pmemo, self.pmemo_bits, self.sgrid,
+                               grid_at(self.cand[i] // b.stride - 1, self.cand[i] % b.stride - 1), role,
+                               self.craw[i], &self.ckeys[i * N_SIZES])
 
     cdef bint query_prior(self, int32_t first, int count, int role) noexcept:
         """Leaf log-odds from the prior for the UNKNOWN children first .. first + count - 1."""
@@ -1295,7 +1474,7 @@ cdef class Solver:
             keys = np.empty((len(unknown), N_SIZES), dtype=np.uint64)
             kv = keys
             for j, k in enumerate(unknown):
-                memcpy(&kv[j, 0], &self.st.keys[(first + k) * N_SIZES], N_SIZES * sizeof(uint64_t))
+                memcpy(&kv[j, 0], &self.ckeys[k * N_SIZES], N_SIZES * sizeof(uint64_t))
             arr = np.ascontiguousarray(self.prior.logodds(keys, role), dtype=np.float64).reshape(-1)
             if arr.shape[0] != len(unknown):
                 raise ValueError(f"prior.logodds returned {arr.shape[0]} values for {len(unknown)} moves")
@@ -1314,29 +1493,13 @@ cdef class Solver:
     # --- selection (Alg. 1; PNS: most-proving node) ---
 
     cdef int32_t select(self) noexcept nogil:
-        cdef int32_t n = 0, best, i, first
-        cdef ProofNode* node
+        # every developed node with children keeps its best child (recompute), found as below: PP, the
+        # highest log-odds at an OR node and the lowest at an AND node; PNS, the lowest proof number at
+        # an OR node and the lowest disproof number at an AND node; the first child among equals
+        cdef int32_t n = 0
         cdef ProofNode* nodes = self.st.nodes
-        cdef double v, bv
         while nodes[n].developed and nodes[n].n_children > 0:
-            node = &nodes[n]
-            first = node.first_child
-            best = first
-            if self.method == METHOD_PP:
-                bv = nodes[first].a
-                for i in range(first + 1, first + node.n_children):
-                    v = nodes[i].a
-                    if (v > bv) if node.kind == OR_NODE else (v < bv):
-                        bv = v
-                        best = i
-            else:
-                bv = nodes[first].a if node.kind == OR_NODE else nodes[first].b
-                for i in range(first + 1, first + node.n_children):
-                    v = nodes[i].a if node.kind == OR_NODE else nodes[i].b
-                    if v < bv:
-                        bv = v
-                        best = i
-            n = best
+            n = nodes[n].best
         return n
 
     # --- backup (Alg. 2; PNS numbers) ---
@@ -1361,7 +1524,15 @@ cdef class Solver:
         cdef ProofNode* ch = &self.st.nodes[node.first_child]
         cdef int i, k = node.n_children
         cdef bint any_t = False, any_f = False, any_u = False
-        cdef double s, m
+        cdef bint is_or = node.kind == OR_NODE, pp = self.method == METHOD_PP
+        cdef int best = 0
+        cdef double s, m, v, bv
+        # one pass: the values, the best child (as select wants it) and PP's sum of the cached shares
+        s = 0.0
+        if pp:
+            bv = ch[0].a
+        else:
+            bv = ch[0].a if is_or else ch[0].b
         for i in range(k):
             if ch[i].value == V_TRUE:
                 any_t = True
@@ -1369,6 +1540,18 @@ cdef class Solver:
                 any_f = True
             else:
                 any_u = True
+            if pp:
+                v = ch[i].a
+                if (v > bv) if is_or else (v < bv):
+                    bv = v
+                    best = i
+                s -= ch[i].t
+            else:
+                v = ch[i].a if is_or else ch[i].b
+                if v < bv:
+                    bv = v
+                    best = i
+        node.best = node.first_child + best
         if node.kind == AND_NODE:
             node.value = V_FALSE if any_f else (V_UNKNOWN if any_u else V_TRUE)
         else:
@@ -1379,9 +1562,6 @@ cdef class Solver:
         if self.method == METHOD_PP:
             # s = ln P (AND) or ln(1 - P) (OR) from the children's cached shares: additions only. The
             # rare s ~ 0 goes through combine_*, which forms the same sum in the same order first.
-            s = 0.0
-            for i in range(k):
-                s -= ch[i].t
             if s < -1e-290:
                 s = s - log1mexp(s)
                 if node.kind == OR_NODE:
