@@ -87,6 +87,21 @@ cdef inline bint in_list(const point_t* a, int n, point_t p) noexcept nogil:
             return True
     return False
 
+cdef inline int blocks_next_to(const BoardState* b, point_t p, color_t c, int n_libs, point_t* out) noexcept nogil:
+    """The distinct c blocks next to p with exactly n_libs liberties, into out (at most 4); their count."""
+    cdef int k, n = 0
+    cdef int d[4]
+    cdef point_t q, g
+    nbrs4(b.stride, d)
+    for k in range(4):
+        q = p + d[k]
+        if b.color[q] == c:
+            g = b.group[q]
+            if b.groups[g].n_libs == n_libs and not in_list(out, n, g):
+                out[n] = g
+                n += 1
+    return n
+
 # --- queries (O(1) unless noted) ---
 cdef bint is_eyelike(const BoardState* b, point_t p, color_t c) noexcept nogil   # empty, 4 nbrs c or edge
 cdef bint is_false_eye(const BoardState* b, point_t p, color_t c) noexcept nogil # by the diagonals

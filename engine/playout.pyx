@@ -273,25 +273,12 @@ cdef inline int add_counter_captures(const BoardState* b, point_t g, color_t c, 
 cdef inline int save_moves(const BoardState* b, color_t c, point_t* cand) noexcept nogil:
     """Candidates saving c's groups next to the last move that are in atari: counter-captures, and the
     extension when it leaves >= 2 liberties."""
-    cdef point_t last = b.last_move
-    cdef point_t q, g, lib
-    cdef point_t seen[4]
-    cdef int n_seen = 0
-    cdef int n = 0
-    cdef int k
-    cdef int offsets[4]
-    board.nbrs4(b.stride, offsets)
-    for k in range(4):
-        q = last + offsets[k]
-        if b.color[q] != c:
-            continue
-        g = b.group[q]
-        if b.groups[g].n_libs != 1:
-            continue
-        if board.in_list(seen, n_seen, g):
-            continue
-        seen[n_seen] = g
-        n_seen += 1
+    cdef point_t g, lib
+    cdef point_t blocks[4]
+    cdef int n = 0, i
+    cdef int n_blocks = board.blocks_next_to(b, b.last_move, c, 1, blocks)
+    for i in range(n_blocks):
+        g = blocks[i]
         n = add_counter_captures(b, g, c, cand, n)
         lib = b.groups[g].libs[0]
         if board.libs_after(b, lib, c, 2) >= 2:

@@ -586,23 +586,6 @@ cdef void mark_nakade(const BoardState* b, point_t p, color_t c, uint8_t* marks)
             return
 
 
-cdef int blocks_next_to(const BoardState* b, point_t p, color_t c, int n_libs, point_t* out) noexcept nogil:
-    """The distinct c blocks next to p with exactly n_libs liberties, into out (at most 4); their count."""
-    cdef int k, n = 0
-    cdef int d[4]
-    cdef point_t q, g
-    board.nbrs4(b.stride, d)
-    for k in range(4):
-        q = p + d[k]
-        if b.color[q] != c:
-            continue
-        g = b.group[q]
-        if b.groups[g].n_libs == n_libs and not board.in_list(out, n, g):
-            out[n] = g
-            n += 1
-    return n
-
-
 cdef void mark_atari_defence(const BoardState* b, point_t last, color_t c, uint8_t* marks) noexcept nogil:
     """ATARI_DEFEND: for each c block in atari next to the last move, its liberty unless that is a
     self-atari, and the liberty of every opponent block in atari touching it."""
@@ -611,7 +594,7 @@ cdef void mark_atari_defence(const BoardState* b, point_t last, color_t c, uint8
     cdef point_t blocks[4]
     cdef point_t g, lib, s, y
     board.nbrs4(b.stride, d)
-    n = blocks_next_to(b, last, c, 1, blocks)
+    n = board.blocks_next_to(b, last, c, 1, blocks)
     for i in range(n):
         g = blocks[i]
         lib = b.groups[g].libs[0]
@@ -634,7 +617,7 @@ cdef void mark_lowlib(const BoardState* b, point_t last, color_t c, uint8_t* mar
     cdef point_t blocks[4]
     if b.groups[b.group[last]].n_libs == 2:
         play_good_liberties(b, b.group[last], c, marks)
-    n = blocks_next_to(b, last, c, 2, blocks)
+    n = board.blocks_next_to(b, last, c, 2, blocks)
     for i in range(n):
         play_good_liberties(b, blocks[i], c, marks)
 
