@@ -200,7 +200,8 @@ def summarize(bench: BenchConfig, runs: dict[tuple[str, int], dict]) -> dict[str
         if a in cells and b in cells:
             ta, tb = cells[a]["top1"], cells[b]["top1"]
             diff = ta["mean"] - tb["mean"]
-            se = math.sqrt(ta["sd"] ** 2 / ta["n"] + tb["sd"] ** 2 / tb["n"])
+            # a single run has no spread to estimate: no standard error then
+            se = math.sqrt(ta["sd"] ** 2 / ta["n"] + tb["sd"] ** 2 / tb["n"]) if min(ta["n"], tb["n"]) > 1 else None
             best_b = max(top1s(runs, b))
             comparisons.append({"a": a, "b": b, "top1_difference": diff, "se": se,
                                 "runs_of_a_above_best_b": sum(x > best_b for x in top1s(runs, a))})
@@ -221,7 +222,7 @@ def table(summary: dict[str, Any]) -> str:
                      f"{c['epochs']['mean']:6.1f} {c['fit_seconds']['mean']:6.0f}")
     for cmp in summary["comparisons"]:
         lines.append(f"{cmp['a']} - {cmp['b']}: {cmp['top1_difference']:+.2f} points top-1 "
-                     f"(SE {cmp['se']:.2f}); runs of {cmp['a']} above the best of {cmp['b']}: "
+                     f"(SE {'n/a' if cmp['se'] is None else format(cmp['se'], '.2f')}); runs of {cmp['a']} above the best of {cmp['b']}: "
                      f"{cmp['runs_of_a_above_best_b']}")
     return "\n".join(lines)
 

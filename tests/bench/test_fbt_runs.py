@@ -99,3 +99,17 @@ def test_a_comparison_of_an_unknown_cell_and_an_unknown_only_are_refused(tmp_pat
     _, bench = write_configs(tmp_path, data_dir)
     assert fbt_runs.main([str(bench), "--only", "FBT9"]) == 2
     assert "FBT9" in capsys.readouterr().err
+
+
+def test_a_comparison_with_a_single_run_has_no_standard_error():
+    def run(cell, seed, top1):
+        return {"cell": cell, "seed": seed, "epochs_run": 3, "fit_seconds": 1.0,
+                "test": {"top_k": [top1] * 20, "mean_loglik": -3.0, "positions": 10}}
+    bench = fbt_runs.BenchConfig("train.yaml", (1, 2), 1.0, (), "out",
+                                 (fbt_runs.Cell("A", ()), fbt_runs.Cell("B", ())), (("A", "B"),))
+    runs = {("A", 1): run("A", 1, 0.40), ("A", 2): run("A", 2, 0.42), ("B", 1): run("B", 1, 0.39)}
+    summary = fbt_runs.summarize(bench, runs)
+    assert summary["comparisons"][0]["se"] is None
+    assert "SE n/a" in fbt_runs.table(summary)
+    runs[("B", 2)] = run("B", 2, 0.38)
+    assert fbt_runs.summarize(bench, runs)["comparisons"][0]["se"] > 0
