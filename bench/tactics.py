@@ -756,13 +756,11 @@ def compare_ladder(item: tuple, budget: int) -> tuple:
     return ladder, r.value, r.developed
 
 
-def principal_line(board: Board, stone: int, params: tactics.TacticsParams, libs_false: int) -> list[int]:
-    """The solver's line for capturing the block at stone (the last search of the liberty loop, at L =
-    libs_false): at attacker nodes the proving child (else the search's favourite), at defender nodes
-    the reply with the largest subtree (the defence the proof had to work hardest against)."""
-    solver = tactics.Solver.for_params(params)
-    solver.set_capture_params(board, stone, params, attack=True, libs_false=libs_false)
-    solver.run(params.max_nodes, params.max_store)
+def principal_line(board: Board, stone: int, params: tactics.TacticsParams, result: tactics.Result) -> list[int]:
+    """The solver's line for capturing the block at stone (the last search of the liberty loop that gave
+    `result`): at attacker nodes the proving child (else the search's favourite), at defender nodes the
+    reply with the largest subtree (the defence the proof had to work hardest against)."""
+    solver = tactics.last_search(board, stone, result, params)
     nodes = [solver.node(i) for i in range(solver.n_nodes)]
     size = [1] * len(nodes)
     for i in range(len(nodes) - 1, 0, -1):          # children come after their parents
@@ -789,7 +787,7 @@ def dump_disagreements(out_dir: Path, items: list, rows: list, codes: list[int],
         if value != "T" or code != 0:
             continue
         r = tactics.solve(board, stone, params=params)
-        line = principal_line(board, stone, params, r.libs_false)
+        line = principal_line(board, stone, params, r)
         game = Game()
         game.set_position(board)
         color, played = board.to_play, []

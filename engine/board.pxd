@@ -9,6 +9,7 @@
 # above (the list is refilled by a rescan when it falls to LIBS_EXACT). So atari is n_libs == 1 and the
 # capturing point is libs[0]; nothing floods on the hot path.
 from libc.stdint cimport int16_t, uint8_t, uint16_t, uint32_t, uint64_t
+from libc.string cimport memcpy
 
 cdef enum:
     MAX_SIZE = 25
@@ -68,6 +69,24 @@ cdef struct BoardState:    # fixed-size arrays only: a copy is one memcpy (struc
 cdef void init(BoardState* b, int size, float komi) noexcept nogil
 cdef void rebuild(BoardState* b) noexcept nogil    # recompute groups, counts, lists, hash from color[]
 
+cdef inline void copy_state(BoardState* d, const BoardState* s) noexcept nogil:
+    """d = s for every point of s's board: the per-point arrays (color .. free_index, in this order, as
+    board.pyx checks at import) only up to stride^2, the rest whole. The same board as `d[0] = s[0]`
+    for a fraction of the copy on boards smaller than MAX_SIZE (60% of it on 19x19)."""
+    cdef size_t n = <size_t>(s.stride * s.stride)
+    cdef size_t head = <size_t>(<const char*>&s.color[0] - <const char*>s)
+    cdef size_t tail = <size_t>(<const char*>&s.n_free - <const char*>s)
+    memcpy(d, s, head)
+    memcpy(d.color, s.color, n * sizeof(s.color[0]))
+    memcpy(d.n_nbr, s.n_nbr, n * sizeof(s.n_nbr[0]))
+    memcpy(d.pat3, s.pat3, n * sizeof(s.pat3[0]))
+    memcpy(d.group, s.group, n * sizeof(s.group[0]))
+    memcpy(d.next_stone, s.next_stone, n * sizeof(s.next_stone[0]))
+    memcpy(d.groups, s.groups, n * sizeof(s.groups[0]))
+    memcpy(d.free_pts, s.free_pts, n * sizeof(s.free_pts[0]))
+    memcpy(d.free_index, s.free_index, n * sizeof(s.free_index[0]))
+    memcpy(<char*>d + tail, <const char*>s + tail, sizeof(BoardState) - tail)
+
 # --- coordinates ---
 cdef inline point_t point_at(const BoardState* b, int row, int col) noexcept nogil:
     return <point_t>((row + 1) * b.stride + col + 1)
@@ -100,6 +119,24 @@ cdef inline int blocks_next_to(const BoardState* b, point_t p, color_t c, int n_
             if b.groups[g].n_libs == n_libs and not in_list(out, n, g):
                 out[n] = g
                 n += 1
+    return n
+
+cdef inline int neighbour_blocks(const BoardState* b, point_t g, color_t c, point_t* out) noexcept nogil:
+    """The distinct c blocks touching the block g, in the order g's stone list meets them, into out
+    (room for MAX_POINTS); their count."""
+    cdef int k, n = 0
+    cdef int d[4]
+    cdef point_t s = g, q, h
+    nbrs4(b.stride, d)
+    while s != NO_POINT:
+        for k in range(4):
+            q = s + d[k]
+            if b.color[q] == c:
+                h = b.group[q]
+                if not in_list(out, n, h):
+                    out[n] = h
+                    n += 1
+        s = b.next_stone[s]
     return n
 
 # --- queries (O(1) unless noted) ---

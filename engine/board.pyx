@@ -635,6 +635,24 @@ globals().update(EMPTY=EMPTY, BLACK=BLACK, WHITE=WHITE, EDGE=EDGE, PASS=PASS, RE
                  MAX_SIZE=MAX_SIZE)
 
 COLUMNS = "ABCDEFGHJKLMNOPQRSTUVWXYZ"   # GTP skips I
+def _check_state_layout() -> None:
+    """copy_state (board.pxd) knows BoardState's per-point arrays: they must run from `color` to
+    `free_index`, in this order, with nothing but alignment padding between them, and `n_free` next."""
+    cdef BoardState s
+    cdef size_t base = <size_t>&s
+    fields = [(<size_t>&s.color[0] - base, sizeof(s.color)), (<size_t>&s.n_nbr[0] - base, sizeof(s.n_nbr)),
+              (<size_t>&s.pat3[0] - base, sizeof(s.pat3)), (<size_t>&s.group[0] - base, sizeof(s.group)),
+              (<size_t>&s.next_stone[0] - base, sizeof(s.next_stone)),
+              (<size_t>&s.groups[0] - base, sizeof(s.groups)), (<size_t>&s.free_pts[0] - base, sizeof(s.free_pts)),
+              (<size_t>&s.free_index[0] - base, sizeof(s.free_index)), (<size_t>&s.n_free - base, 0)]
+    for (off, size), (nxt, _) in zip(fields, fields[1:]):
+        if not 0 <= nxt - (off + size) < 4:
+            raise ImportError("engine.board.BoardState changed: update copy_state in engine/board.pxd")
+
+
+_check_state_layout()
+
+
 _SYMBOLS = {EMPTY: ".", BLACK: "X", WHITE: "O"}
 _FROM_SYMBOL = {"X": BLACK, "O": WHITE, ".": EMPTY, "+": EMPTY}
 

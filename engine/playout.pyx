@@ -252,21 +252,11 @@ cdef inline point_t capture_move(const BoardState* b, color_t c) noexcept nogil:
 cdef inline int add_counter_captures(const BoardState* b, point_t g, color_t c, point_t* cand,
                                      int n) noexcept nogil:
     """Add the capturing points of opponent groups in atari next to c's group g."""
-    cdef point_t s = g
-    cdef point_t q
-    cdef point_t h
-    cdef int k
-    cdef int stride = b.stride
-    cdef int offsets[4]
-    board.nbrs4(stride, offsets)
-    while s != board.NO_POINT:
-        for k in range(4):
-            q = s + offsets[k]
-            if b.color[q] == 3 - c:
-                h = b.group[q]
-                if b.groups[h].n_libs == 1:
-                    n = add_candidate(cand, n, b.groups[h].libs[0])
-        s = b.next_stone[s]
+    cdef point_t around[board.MAX_POINTS]
+    cdef int i, n_around = board.neighbour_blocks(b, g, 3 - c, around)
+    for i in range(n_around):
+        if b.groups[around[i]].n_libs == 1:
+            n = add_candidate(cand, n, b.groups[around[i]].libs[0])
     return n
 
 

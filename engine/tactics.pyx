@@ -443,29 +443,31 @@ cdef enum:
     PATTERN_MEMO_BITS = 15           # the most entries (2^bits) of a solver's pattern memo
 
 
+cdef inline uint8_t point_state(const BoardState* b, point_t q, point_t goal_group, point_t goal, color_t attacker,
+                                bint mark_block) noexcept nogil:
+    """The template state of the board point q: empty, goal (the goal stone, or its block with
+    mark_block), attacker or defender."""
+    cdef color_t col = b.color[q]
+    if col == EMPTY:
+        return S_EMPTY
+    if (mark_block and goal_group != 0 and b.group[q] == goal_group) or q == goal:
+        return S_GOAL
+    return S_ATTACKER if col == attacker else S_DEFENDER
+
+
 cdef void pattern_states(const BoardState* b, point_t m, point_t goal_group, point_t goal, color_t attacker,
                          bint mark_block, uint8_t* state) noexcept nogil:
     """The state (off-board, empty, goal, attacker, defender) of each template point around m."""
     cdef int r = m // b.stride - 1, c = m % b.stride - 1
     cdef int k, rr, cc
-    cdef point_t q
-    cdef color_t col
     for k in range(N_OFFSETS):
         rr = r + OFF_Y[k]
         cc = c + OFF_X[k]
         if rr < 0 or cc < 0 or rr >= b.size or cc >= b.size:
             state[k] = S_OFF
-            continue
-        q = <point_t>((rr + 1) * b.stride + cc + 1)
-        col = b.color[q]
-        if col == EMPTY:
-            state[k] = S_EMPTY
-        elif (mark_block and goal_group != 0 and b.group[q] == goal_group) or q == goal:
-            state[k] = S_GOAL
-        elif col == attacker:
-            state[k] = S_ATTACKER
         else:
-            state[k] = S_DEFENDER
+            state[k] = point_state(b, <point_t>((rr + 1) * b.stride + cc + 1), goal_group, goal, attacker,
+                                   mark_block)
 
 
 cdef enum:
@@ -479,29 +481,24 @@ cdef inline int grid_at(int row, int col) noexcept nogil:
     return (row + GRID_MARGIN) * GRID_WIDTH + col + GRID_MARGIN
 
 
+cdef inline int point_cell(point_t p, int stride) noexcept nogil:
+    """The state-grid cell of the board point p."""
+    return grid_at(p // stride - 1, p % stride - 1)
+
+
 cdef void grid_states(const BoardState* b, point_t goal_group, point_t goal, color_t attacker, bint mark_block,
                       int r0, int r1, int c0, int c1, uint8_t* grid) noexcept nogil:
     """pattern_states' state of every board point in rows r0..r1, columns c0..c1 (clipped to the board)
     into the grid; the grid's other cells are left as they are (off-board cells stay S_OFF)."""
     cdef int r, c
-    cdef point_t q
-    cdef color_t col
     r0 = max(r0, 0)
     c0 = max(c0, 0)
     r1 = min(r1, b.size - 1)
     c1 = min(c1, b.size - 1)
     for r in range(r0, r1 + 1):
         for c in range(c0, c1 + 1):
-            q = <point_t>((r + 1) * b.stride + c + 1)
-            col = b.color[q]
-            if col == EMPTY:
-                grid[grid_at(r, c)] = S_EMPTY
-            elif (mark_block and goal_group != 0 and b.group[q] == goal_group) or q == goal:
-                grid[grid_at(r, c)] = S_GOAL
-            elif col == attacker:
-                grid[grid_at(r, c)] = S_ATTACKER
-            else:
-                grid[grid_at(r, c)] = S_DEFENDER
+            grid[grid_at(r, c)] = point_state(b, <point_t>((r + 1) * b.stride + c + 1), goal_group, goal,
+                                              attacker, mark_block)
 
 
 cdef int GRID_OFF[N_OFFSETS]             # template point k's cell relative to the centre's, in a state grid
@@ -573,45 +570,6 @@ cdef void stack_of_states(const uint8_t* state, int role, uint64_t* out) noexcep
 
 # --- the capture goal ---
 
-cdef inline void copy_position(BoardState* d, const BoardState* s) noexcept nogil:
-    """d = s for every point of s's board: the per-point arrays only up to stride^2, the rest whole (a
-    board search never reads a point beyond; on 19x19 this copies 60% of the struct)."""
-    cdef size_t n = <size_t>(s.stride * s.stride)
-    cdef size_t head = <size_t>(<const char*>&s.color[0] - <const char*>s)
-    cdef size_t tail = <size_t>(<const char*>&s.n_free - <const char*>s)
-    memcpy(d, s, head)
-    memcpy(d.color, s.color, n * sizeof(s.color[0]))
-    memcpy(d.n_nbr, s.n_nbr, n * sizeof(s.n_nbr[0]))
-    memcpy(d.pat3, s.pat3, n * sizeof(s.pat3[0]))
-    memcpy(d.group, s.group, n * sizeof(s.group[0]))
-    memcpy(d.next_stone, s.next_stone, n * sizeof(s.next_stone[0]))
-    memcpy(d.groups, s.groups, n * sizeof(s.groups[0]))
-    memcpy(d.free_pts, s.free_pts, n * sizeof(s.free_pts[0]))
-    memcpy(d.free_index, s.free_index, n * sizeof(s.free_index[0]))
-    memcpy(<char*>d + tail, <const char*>s + tail, sizeof(BoardState) - tail)
-
-
-def _check_position_layout() -> None:
-    """copy_position knows BoardState's per-point arrays: they must run from `color` to `free_index`,
-    in this order, with nothing else between them (alignment padding only)."""
-    cdef BoardState* b = <BoardState*>malloc(sizeof(BoardState))
-    if b == NULL:
-        raise MemoryError()
-    cdef size_t base = <size_t>b
-    fields = [(<size_t>&b.color[0] - base, sizeof(b.color)), (<size_t>&b.n_nbr[0] - base, sizeof(b.n_nbr)),
-              (<size_t>&b.pat3[0] - base, sizeof(b.pat3)), (<size_t>&b.group[0] - base, sizeof(b.group)),
-              (<size_t>&b.next_stone[0] - base, sizeof(b.next_stone)),
-              (<size_t>&b.groups[0] - base, sizeof(b.groups)), (<size_t>&b.free_pts[0] - base, sizeof(b.free_pts)),
-              (<size_t>&b.free_index[0] - base, sizeof(b.free_index)), (<size_t>&b.n_free - base, 0)]
-    free(b)
-    for (off, size), (nxt, _) in zip(fields, fields[1:]):
-        if not 0 <= nxt - (off + size) < 4:
-            raise ImportError("engine.board.BoardState changed: update copy_position in engine/tactics.pyx")
-
-
-_check_position_layout()
-
-
 cdef int block_libs(const BoardState* b, point_t gid, point_t* out, uint8_t* seen) noexcept nogil:
     """Every liberty of the block gid (seen: a zeroed MAX_POINTS mask, left marked). Returns the count."""
     cdef int n = 0, k
@@ -662,22 +620,17 @@ cdef int atari_neighbour_libs(const BoardState* b, point_t gid, color_t other, p
                               uint8_t* seen) noexcept nogil:
     """The liberty of every block of colour `other` in atari next to the block gid (but the block
     `skip`), unseen ones only (marked in seen): captures that save gid. Returns the count."""
-    cdef int n = 0, k
-    cdef point_t s = gid, q, og, lib
-    cdef int d[4]
-    board.nbrs4(b.stride, d)
-    while s != 0:
-        for k in range(4):
-            q = s + d[k]
-            if b.color[q] == other:
-                og = b.group[q]
-                if og != skip and b.groups[og].n_libs == 1:
-                    lib = b.groups[og].libs[0]
-                    if not seen[lib]:
-                        seen[lib] = 1
-                        out[n] = lib
-                        n += 1
-        s = b.next_stone[s]
+    cdef point_t around[MAX_POINTS]
+    cdef int i, n = 0, n_around = board.neighbour_blocks(b, gid, other, around)
+    cdef point_t og, lib
+    for i in range(n_around):
+        og = around[i]
+        if og != skip and b.groups[og].n_libs == 1:
+            lib = b.groups[og].libs[0]
+            if not seen[lib]:
+                seen[lib] = 1
+                out[n] = lib
+                n += 1
     return n
 
 
@@ -686,19 +639,14 @@ cdef int weak_neighbour_libs(const BoardState* b, point_t gid, color_t other, in
     """The liberties of every block of colour `other` next to the block gid with at most max_libs
     liberties, unseen ones only (points marked 1 in seen, blocks 5): the defender's counter-attacks in
     a capturing race of the goal's superstring. Returns the count."""
-    cdef int n = 0, k
-    cdef point_t s = gid, q, og
-    cdef int d[4]
-    board.nbrs4(b.stride, d)
-    while s != 0:
-        for k in range(4):
-            q = s + d[k]
-            if b.color[q] == other:
-                og = b.group[q]
-                if seen[og] != 2 and seen[og] != 5 and count_libs(b, og, max_libs + 1) <= max_libs:
-                    seen[og] = 5
-                    n += block_libs(b, og, out + n, seen)
-        s = b.next_stone[s]
+    cdef point_t around[MAX_POINTS]
+    cdef int i, n = 0, n_around = board.neighbour_blocks(b, gid, other, around)
+    cdef point_t og
+    for i in range(n_around):
+        og = around[i]
+        if seen[og] != 2 and seen[og] != 5 and count_libs(b, og, max_libs + 1) <= max_libs:
+            seen[og] = 5
+            n += block_libs(b, og, out + n, seen)
     return n
 
 
@@ -894,7 +842,7 @@ cdef int child_value(CaptureGoal* g, const BoardState* b, point_t m, color_t mov
         return V_FALSE if n >= g.libs_false else V_UNKNOWN
     if not captures:
         return V_UNKNOWN                # the goal block keeps its liberties
-    copy_position(&g.scratch, b)        # a capture elsewhere may free goal liberties: count exactly
+    board.copy_state(&g.scratch, b)        # a capture elsewhere may free goal liberties: count exactly
     board.play(&g.scratch, m, mover)
     return goal_value(&g.scratch, g)
 
@@ -1378,7 +1326,7 @@ cdef class Solver:
             x = self.st.nodes[x].parent
         if depth >= self.max_depth:
             return DEPTH_CUTOFF
-        copy_position(b, &g.root)
+        board.copy_state(b, &g.root)
         color = g.root.to_play
         for i in range(depth - 1, -1, -1):
             m = <point_t>self.path[i]
@@ -1452,12 +1400,10 @@ cdef class Solver:
         grid_states(b, gid, g.goal, g.attacker, g.mark_block, r0 - GRID_MARGIN, r1 + GRID_MARGIN,
                     c0 - GRID_MARGIN, c1 + GRID_MARGIN, self.sgrid)
         for i in range(count):          # every memo key first, fetching their entries all at once
-            self.craw[i] = grid_raw_key(self.sgrid, grid_at(self.cand[i] // b.stride - 1,
-                                                            self.cand[i] % b.stride - 1), role)
+            self.craw[i] = grid_raw_key(self.sgrid, point_cell(self.cand[i], b.stride), role)
             prefetch(&self.pmemo[self.craw[i] >> (64 - self.pmemo_bits)])
         for i in range(count):
-            pattern_stack_grid(self.pmemo, self.pmemo_bits, self.sgrid,
-                               grid_at(self.cand[i] // b.stride - 1, self.cand[i] % b.stride - 1), role,
+            pattern_stack_grid(self.pmemo, self.pmemo_bits, self.sgrid, point_cell(self.cand[i], b.stride), role,
                                self.craw[i], &self.ckeys[i * N_SIZES])
 
     cdef bint query_prior(self, int32_t first, int count, int role) noexcept:
@@ -1994,6 +1940,16 @@ def solve(Board position not None, goal: int, *, attack: bool = True, params: Ta
     return Result(value=value, move=move, developed=total, developed_last=solver.n_developed,
                   generated=solver.n_nodes, logodds=solver.root_logodds, libs_false=L, seconds=seconds,
                   runs=runs, code=code, ko=ko, ko_banned=solver.ko_banned)
+
+
+def last_search(Board position not None, goal: int, result: Result, params: TacticsParams = TacticsParams(), *,
+                attack: bool = True, prior=None) -> Solver:
+    """The last search of the liberty loop that gave `result` (solve's, with the same arguments), run
+    again to the same node count, for its tree: solve keeps only the result."""
+    solver = Solver.for_params(params, prior)
+    solver.set_capture_params(position, goal, params, attack=attack, libs_false=result.libs_false, ko=result.ko)
+    solver.run(max(1, result.developed_last), params.max_store)
+    return solver
 
 
 def solve_ko(Board position not None, goal: int, *, attack: bool = True,

@@ -90,9 +90,7 @@ class TacticsCommands(CommandGroup):
         board, point = self._string(args[0])
         attack, params = self._options(args[1:])
         r = tactics.solve(board, point, attack=attack, params=params, prior=self.prior)
-        solver = tactics.Solver.for_params(params, self.prior)      # solve's last search, again
-        solver.set_capture_params(board, point, params, attack=attack, libs_false=r.libs_false, ko=r.ko)
-        solver.run(max(1, r.developed_last))
+        solver = tactics.last_search(board, point, r, params, attack=attack, prior=self.prior)
         lines = []
         for c in solver.children(0):
             v = point_to_vertex(c["move"], board.size)

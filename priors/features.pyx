@@ -589,25 +589,20 @@ cdef void mark_nakade(const BoardState* b, point_t p, color_t c, uint8_t* marks)
 cdef void mark_atari_defence(const BoardState* b, point_t last, color_t c, uint8_t* marks) noexcept nogil:
     """ATARI_DEFEND: for each c block in atari next to the last move, its liberty unless that is a
     self-atari, and the liberty of every opponent block in atari touching it."""
-    cdef int i, j, n
-    cdef int d[4]
+    cdef int i, j, n, n_around
     cdef point_t blocks[4]
-    cdef point_t g, lib, s, y
-    board.nbrs4(b.stride, d)
+    cdef point_t around[board.MAX_POINTS]
+    cdef point_t lib, h
     n = board.blocks_next_to(b, last, c, 1, blocks)
     for i in range(n):
-        g = blocks[i]
-        lib = b.groups[g].libs[0]
+        lib = b.groups[blocks[i]].libs[0]
         if not self_atari(b, lib, c):
             mark(marks, lib, G_PLAYOUT_ATARI_DEFEND)
-        s = g
-        while s != 0:
-            for j in range(4):
-                y = s + d[j]
-                if b.color[y] == 3 - c and b.groups[b.group[y]].n_libs == 1 \
-                        and b.groups[b.group[y]].libs[0] != lib:
-                    mark(marks, b.groups[b.group[y]].libs[0], G_PLAYOUT_ATARI_DEFEND)
-            s = b.next_stone[s]
+        n_around = board.neighbour_blocks(b, blocks[i], 3 - c, around)
+        for j in range(n_around):
+            h = around[j]
+            if b.groups[h].n_libs == 1 and b.groups[h].libs[0] != lib:
+                mark(marks, b.groups[h].libs[0], G_PLAYOUT_ATARI_DEFEND)
 
 
 cdef void mark_lowlib(const BoardState* b, point_t last, color_t c, uint8_t* marks) noexcept nogil:

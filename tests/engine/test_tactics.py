@@ -499,6 +499,16 @@ def test_region_generator_solves_the_snapback():
         assert r.value == "T" and b._name(r.move) in {"A1", "B1"}
 
 
+def test_last_search_gives_the_tree_of_the_result():
+    b = board_from_ascii(LADDER)
+    goal = vertex(b, "D4")
+    for params in (LOCAL, TacticsParams(method="pns", move_gen="local", l_max=5)):
+        r = tactics.solve(b, goal, params=params)
+        s = tactics.last_search(b, goal, r, params)
+        assert s.n_developed == r.developed_last
+        assert s.node(s.best_child())["move"] == r.move and s.node(0)["value"] == r.value
+
+
 def test_attacker_colour_and_side_to_move_do_not_matter():
     # the same ladder with colours swapped and White to move in the game
     text = LADDER.replace("X", "x").replace("O", "X").replace("x", "O")
