@@ -4,6 +4,7 @@ train/test split) and B3 (GnuGo's reading.tst through GTP `attack`/`defend`).
     python -m bench.tactics [--only b1,b3,b2] [--data ../shared/data] [--workers 2] [--quick]
                             [--b2-seeds N] [--b2-regimes region,local] [--b2-configs NAME,...]
                             [--b2-pool N] [--b2-labels FILE] [--tag TEXT] [--ladder-dump DIR]
+    python -m bench.tactics --b2-report bench/results/tactics_b2_....json
 
 B1 builds capture problems from the tesuji collections of `tsumego.tar.xz` (Black or White to play,
 goal = the opponent block of 2-3 liberties nearest the book's first move) and from every `attack`
@@ -34,7 +35,9 @@ and run one generator only (`--b2-regimes local`) or some of the prior configura
 (`--b2-configs hier_cal,hier_consistent`); it then reports the mean and standard deviation over the
 splits, and in every case the nodes, wall and CPU seconds per test problem. The speed-up is reported
 both in developed nodes and in CPU seconds (the paper's is time-based, so that pattern and inference
-costs count). `--b2-labels FILE` keeps the (costly) known-TRUE labelling for the next run.
+costs count). `--b2-labels FILE` keeps the (costly) known-TRUE labelling for the next run. Each
+configuration's node speed-up is also given by the problem's difficulty for PNS (its nodes to solve:
+below 1,000, below 10,000, more); `--b2-report FILE` prints that for a recorded run, its splits pooled.
 
 Results go to bench/results/tactics_b1.json (+ .csv, .png), tactics_b2.json, tactics_b3.json
 (tactics_b2_5seeds_local.json and the like with the B2 options above: the file name carries the number of
@@ -575,6 +578,21 @@ def ratio_summary(speed: list[float], prefix: str) -> dict:
             f"{prefix}_median": float(np.median(speed)) if speed else None}
 
 
+B2_BANDS = (1_000, 10_000)       # PNS's nodes to solve: the edges of the difficulty bands of speedup_bands
+
+
+def speedup_bands(res: list, pns: list, edges: tuple = B2_BANDS) -> list[dict]:
+    """The node speed-up over PNS (speedups, ratio_summary) by the problem's difficulty for PNS: its nodes
+    to solve in the bands [0, e1), [e1, e2), ..., [ek, inf), on the problems both prove."""
+    bounds = (0, *edges, None)
+    out = []
+    for lo, hi in zip(bounds, bounds[1:]):
+        pairs = [(r, q) for r, q in zip(res, pns) if q[1] >= lo and (hi is None or q[1] < hi)]
+        speed = speedups([r for r, _ in pairs], [q for _, q in pairs], 1)
+        out.append({"pns_nodes_from": lo, "pns_nodes_below": hi, "both": len(speed), **ratio_summary(speed, "speedup")})
+    return out
+
+
 def b2_regime(pool, train: list[Problem], test: list[Problem], params: dict, passes: int,
               configs: Optional[list[str]] = None) -> dict:
     """The B2 configurations (default all) trained and tested under one move generator and node budget."""
@@ -600,7 +618,7 @@ def b2_regime(pool, train: list[Problem], test: list[Problem], params: dict, pas
         speed_cpu = speedups(res, pns, 3)
         s = dict(run, **run_stats(res), newly_solved=newly_solved, newly_failed=newly_failed,
                  both=len(speed), **ratio_summary(speed, "speedup"), **ratio_summary(speed_cpu, "speedup_cpu"),
-                 per_problem=res)
+                 speedup_bands=speedup_bands(res, pns), per_problem=res)
         out["configs"][run["config"]] = s
         print(f"   {run['config']:15s} train solved {run['train_solved']:4d}  test solved {s['solved']:3d}  "
               f"newly solved {newly_solved:3d}  newly failed {newly_failed:3d}  speed-up (n={len(speed)}) "
@@ -614,6 +632,31 @@ def b2_regime(pool, train: list[Problem], test: list[Problem], params: dict, pas
 
 def _f(x) -> str:
     return "n/a" if x is None else f"{x:.2f}"
+
+
+def b2_report(record: dict) -> dict:
+    """A recorded B2 run's node speed-ups by PNS difficulty (speedup_bands), the problems of all its splits
+    pooled: regime -> configuration -> bands."""
+    results = record["results"]
+    splits = results.get("splits") or [results]
+    out = {}
+    for regime in results.get("regimes") or [r for r in ("region", "local") if r in splits[0]]:
+        runs = [s[regime] for s in splits]
+        pns = [q for run in runs for q in run["per_problem"]["pns"]]
+        out[regime] = {}
+        for config in runs[0]["configs"]:
+            res = [r for run in runs for r in run["configs"][config]["per_problem"]]
+            out[regime][config] = speedup_bands(res, pns)
+    return out
+
+
+def print_b2_report(report: dict) -> None:
+    for regime, configs in report.items():
+        print(f"B2 {regime} generator: node speed-up over PNS by PNS's nodes to solve (all splits pooled)")
+        for config, bands in configs.items():
+            cells = [f"[{b['pns_nodes_from']}, {b['pns_nodes_below'] or 'inf'}): n={b['both']} mean "
+                     f"{_f(b['speedup_mean'])} geo {_f(b['speedup_geomean'])}" for b in bands]
+            print(f"   {config:22s} " + "   ".join(cells))
 
 
 # --- B3 ---
@@ -911,6 +954,8 @@ def parse_args(argv):
                     help="write an SGF (position and the solver's line) of every block the solver captures and "
                          "GnuGo's attack does not, with index.json, into this directory")
     ap.add_argument("--quick", action="store_true", help="a small smoke run (few problems, small budgets)")
+    ap.add_argument("--b2-report", type=Path, default=None, metavar="FILE",
+                    help="run nothing: print a recorded B2 result's node speed-ups by PNS difficulty")
     args = ap.parse_args(argv)
     args.b2_configs = parse_b2_configs(ap, args.b2_configs)
     if args.tag and not re.fullmatch(r"[A-Za-z0-9_.-]+", args.tag):
@@ -945,6 +990,14 @@ def parse_b2_configs(ap: argparse.ArgumentParser, text: Optional[str]) -> Option
 def main(argv=None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     args = parse_args(argv)
+    if args.b2_report is not None:
+        try:
+            record = json.loads(args.b2_report.read_text())
+            print_b2_report(b2_report(record))
+        except (OSError, ValueError, KeyError, TypeError) as e:
+            print(f"--b2-report: {args.b2_report} is not a B2 result file ({type(e).__name__}: {e})", file=sys.stderr)
+            return 2
+        return 0
     only = {x.strip().lower() for x in args.only.split(",") if x.strip()}
     if not only <= {"b1", "b2", "b3", "ladder"}:
         print(f"--only: unknown benchmark(s) {sorted(only - {'b1', 'b2', 'b3', 'ladder'})}", file=sys.stderr)

@@ -53,6 +53,33 @@ def test_speedups_in_nodes_and_cpu_seconds():
     assert bt.run_stats(pp)["test_cpu_per_problem"] == pytest.approx(0.525)
 
 
+def test_speedups_by_the_difficulty_for_pns():
+    pns = [("T", 100, 0, 0), ("T", 900, 0, 0), ("T", 5_000, 0, 0), ("T", 40_000, 0, 0), ("U", 50_000, 0, 0)]
+    pp = [("T", 50, 0, 0), ("T", 300, 0, 0), ("U", 50_000, 0, 0), ("T", 4_000, 0, 0), ("T", 9_000, 0, 0)]
+    bands = bt.speedup_bands(pp, pns)
+    assert [(b["pns_nodes_from"], b["pns_nodes_below"], b["both"]) for b in bands] == \
+        [(0, 1_000, 2), (1_000, 10_000, 0), (10_000, None, 1)]
+    assert bands[0]["speedup_mean"] == pytest.approx(2.5) and bands[1]["speedup_mean"] is None
+    assert bands[2]["speedup_geomean"] == pytest.approx(10.0)
+
+
+def test_a_recorded_b2_run_is_reported_by_difficulty_with_its_splits_pooled(tmp_path, capsys):
+    def split(pns, pp):
+        return {"region": {"per_problem": {"pns": pns}, "configs": {"hier_0obs": {"per_problem": pp}}}}
+    record = {"results": {"regimes": ["region"], "splits": [split([("T", 100)], [("T", 25)]),
+                                                            split([("T", 20_000)], [("T", 1_000)])]}}
+    report = bt.b2_report(record)["region"]["hier_0obs"]
+    assert [b["both"] for b in report] == [1, 0, 1]
+    assert report[0]["speedup_mean"] == 4.0 and report[2]["speedup_mean"] == 20.0
+    path = tmp_path / "b2.json"
+    path.write_text(json.dumps(record))
+    assert bt.main(["--b2-report", str(path)]) == 0
+    assert "hier_0obs" in capsys.readouterr().out
+    path.write_text("{}")
+    assert bt.main(["--b2-report", str(path)]) == 2
+    assert "not a B2 result file" in capsys.readouterr().err
+
+
 def test_labels_are_reused_only_with_the_same_parameters(tmp_path):
     path = tmp_path / "labels.json"
     params = {"move_gen": "local", "max_nodes": 50_000, "l_max": 8}
