@@ -38,6 +38,8 @@ both in developed nodes and in CPU seconds (the paper's is time-based, so that p
 costs count). `--b2-labels FILE` keeps the (costly) known-TRUE labelling for the next run. Each
 configuration's node speed-up is also given by the problem's difficulty for PNS (its nodes to solve:
 below 1,000, below 10,000, more); `--b2-report FILE` prints that for a recorded run, its splits pooled.
+`--b2-test-budget N` gives the test queries another node budget than the training searches (the paper's
+120 s time-out allows far more nodes than a training pass can afford on every problem).
 
 Results go to bench/results/tactics_b1.json (+ .csv, .png), tactics_b2.json, tactics_b3.json
 (tactics_b2_5seeds_local.json and the like with the B2 options above: the file name carries the number of
@@ -417,7 +419,8 @@ def solve_pns(problem: Problem, params: dict) -> tuple:
     return timed_solve(problem, tactics.TacticsParams(method="pns", **params))
 
 
-def train_and_test(config: str, train: list[Problem], test: list[Problem], params: dict, passes: int) -> dict:
+def train_and_test(config: str, train: list[Problem], test: list[Problem], params: dict, passes: int,
+                   test_params: Optional[dict] = None) -> dict:
     kind, kw, learn, *rest = B2_CONFIGS[config]
     options = rest[0] if rest else {}
     passes = options.get("passes", passes)
@@ -442,9 +445,10 @@ def train_and_test(config: str, train: list[Problem], test: list[Problem], param
     train_cpu = time.process_time() - t0
     prior.kernel()                       # the frozen model's table is built once, outside the timings
     results = []
+    p_test = p if test_params is None else tactics.TacticsParams(method="pp", **test_params)
     t0 = time.process_time()
     for problem in test:
-        results.append(timed_solve(problem, p, prior))
+        results.append(timed_solve(problem, p_test, prior))
     return {"config": config, "prior": kind, "prior_params": kw, "learn": learn, "options": options, "passes": passes,
             "train_solved": solved_train,
             "train_cpu": round(train_cpu, 1), "test": results, "test_cpu": round(time.process_time() - t0, 1),
@@ -513,8 +517,9 @@ def run_b2(args, pool) -> dict:
         print(f"B2 split seed {split_seed}", flush=True)
         split = {"seed": split_seed, "train": len(train), "test": len(test)}
         for regime in regimes:
-            split[regime] = b2_regime(pool, train, test, {"move_gen": regime, "max_nodes": budgets[regime],
-                                                          "l_max": args.l_max}, args.passes, args.b2_configs)
+            params = {"move_gen": regime, "max_nodes": budgets[regime], "l_max": args.l_max}
+            test_params = params if args.b2_test_budget is None else dict(params, max_nodes=args.b2_test_budget)
+            split[regime] = b2_regime(pool, train, test, params, args.passes, args.b2_configs, test_params)
         out["splits"].append(split)
     if len(out["splits"]) == 1:          # one split: the record keeps its earlier layout
         out.update(out.pop("splits")[0])
@@ -594,21 +599,23 @@ def speedup_bands(res: list, pns: list, edges: tuple = B2_BANDS) -> list[dict]:
 
 
 def b2_regime(pool, train: list[Problem], test: list[Problem], params: dict, passes: int,
-              configs: Optional[list[str]] = None) -> dict:
-    """The B2 configurations (default all) trained and tested under one move generator and node budget."""
-    pns = list(pool.map(solve_pns, test, [params] * len(test)))
-    uniform = list(pool.map(solve_pp_uniform, test, [params] * len(test)))
-    low = list(pool.map(solve_pp_low, test, [params] * len(test)))
+              configs: Optional[list[str]] = None, test_params: Optional[dict] = None) -> dict:
+    """The B2 configurations (default all) trained and tested under one move generator and node budget
+    (test_params: another budget for the test queries)."""
+    test_params = params if test_params is None else test_params
+    pns = list(pool.map(solve_pns, test, [test_params] * len(test)))
+    uniform = list(pool.map(solve_pp_uniform, test, [test_params] * len(test)))
+    low = list(pool.map(solve_pp_low, test, [test_params] * len(test)))
     configs = list(B2_CONFIGS) if configs is None else configs
     runs = list(pool.map(train_and_test, configs, [train] * len(configs), [test] * len(configs),
-                         [params] * len(configs), [passes] * len(configs)))
-    out = {"params": params, "pns_solved": sum(v == "T" for v, *_ in pns),
+                         [params] * len(configs), [passes] * len(configs), [test_params] * len(configs)))
+    out = {"params": params, "test_params": test_params, "pns_solved": sum(v == "T" for v, *_ in pns),
            "pp_uniform_solved": sum(v == "T" for v, *_ in uniform),
            "pp_uniform_low_solved": sum(v == "T" for v, *_ in low), "configs": {},
            "pns_stats": run_stats(pns), "pp_uniform_stats": run_stats(uniform), "pp_uniform_low_stats": run_stats(low),
            "per_problem": {"names": [p.name for p in test], "pns": pns, "pp_uniform": uniform, "pp_uniform_low": low}}
     print(f"B2 {params['move_gen']} generator: {len(train)} train / {len(test)} test problems, budget "
-          f"{params['max_nodes']} nodes: PNS solves {out['pns_solved']}, PP(0.5) {out['pp_uniform_solved']}, "
+          f"{params['max_nodes']} nodes (test {test_params['max_nodes']}): PNS solves {out['pns_solved']}, PP(0.5) {out['pp_uniform_solved']}, "
           f"PP(0.1) {out['pp_uniform_low_solved']}")
     for run in runs:
         res = run.pop("test")
@@ -937,6 +944,9 @@ def parse_args(argv):
     ap.add_argument("--b2-label-budget", type=int, default=50_000)
     ap.add_argument("--b2-budget", type=int, default=10_000, help="nodes per test problem, region generator")
     ap.add_argument("--b2-local-budget", type=int, default=2_000, help="nodes per test problem, local generator")
+    ap.add_argument("--b2-test-budget", type=int, default=None,
+                    help="nodes per test problem, both generators, when it differs from the training searches' "
+                         "(default: the same as --b2-budget / --b2-local-budget)")
     ap.add_argument("--passes", type=int, default=2)
     ap.add_argument("--b2-seeds", type=int, default=1, help="train/test splits (seeds --seed, --seed + 1, ...)")
     ap.add_argument("--b2-regimes", default="region,local", help="comma-separated move generators: region, local")
@@ -958,6 +968,8 @@ def parse_args(argv):
                     help="run nothing: print a recorded B2 result's node speed-ups by PNS difficulty")
     args = ap.parse_args(argv)
     args.b2_configs = parse_b2_configs(ap, args.b2_configs)
+    if args.b2_test_budget is not None and args.b2_test_budget < 1:
+        ap.error(f"--b2-test-budget: must be a positive number of nodes, got {args.b2_test_budget}")
     if args.tag and not re.fullmatch(r"[A-Za-z0-9_.-]+", args.tag):
         ap.error(f"--tag: letters, digits, '_', '-' and '.' only, got {args.tag!r}")
     args.suffix = "_quick" if args.quick else ""
@@ -967,6 +979,8 @@ def parse_args(argv):
         args.suffix += "_" + "_".join(x.strip() for x in args.b2_regimes.split(",") if x.strip())
     if args.b2_configs is not None:      # a subset of the configurations: the names go into the file name
         args.suffix += "_" + "-".join(args.b2_configs)
+    if args.b2_test_budget is not None:
+        args.suffix += f"_test{args.b2_test_budget}"
     if args.tag:
         args.suffix += "_" + args.tag
     if args.quick:

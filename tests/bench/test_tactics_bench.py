@@ -32,7 +32,8 @@ def test_a_subset_of_configurations_is_named_in_the_file():
 
 @pytest.mark.parametrize("argv, message", [(["--b2-configs", "hier_cal,oracle"], "oracle"),
                                            (["--b2-configs", ","], "unknown configuration"),
-                                           (["--tag", "a/b"], "--tag")])
+                                           (["--tag", "a/b"], "--tag"),
+                                           (["--b2-test-budget", "0"], "--b2-test-budget")])
 def test_bad_options_are_clear_errors(argv, message, capsys):
     with pytest.raises(SystemExit) as e:
         bt.parse_args(argv)
@@ -134,3 +135,15 @@ def test_b2_regime_runs_the_chosen_configurations_only():
     assert s["options"] == {"learn_unsolved": True, "passes": 3} and s["passes"] == 3 and s["train_solved"] == 1
     assert out["pns_solved"] == 2 and s["solved"] == 2 and s["both"] == 2
     assert s["speedup_cpu_mean"] is not None and all(len(x) == 4 for x in s["per_problem"])
+
+
+def test_the_test_queries_can_have_their_own_budget():
+    pool = SimpleNamespace(map=lambda f, *its, **kw: list(map(f, *its)))
+    train, test = [problem(LADDER, "D4")], [problem(NET, "E4")]
+    params = {"move_gen": "region", "max_nodes": 3000, "l_max": 8}
+    out = bt.b2_regime(pool, train, test, params, 1, ["hier_0obs"], dict(params, max_nodes=5))
+    assert out["test_params"]["max_nodes"] == 5 and out["params"]["max_nodes"] == 3000
+    s = out["configs"]["hier_0obs"]
+    assert s["train_solved"] == 1                              # trained with 3,000 nodes
+    assert [n for _, n, *_ in out["per_problem"]["pns"]] == [5] and [n for _, n, *_ in s["per_problem"]] == [5]
+    assert bt.parse_args(["--b2-test-budget", "500000"]).suffix == "_test500000"
