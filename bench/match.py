@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import concurrent.futures as cf
+import faulthandler
 import json
 import multiprocessing
 import os
@@ -283,6 +284,14 @@ def _raise_interrupt(signum, frame) -> None:
     raise KeyboardInterrupt
 
 
+def _stacks_on_sigusr1() -> None:
+    """`kill -USR1 PID` prints every thread's Python stack to stderr (for a run that seems stuck)."""
+    try:
+        faulthandler.register(signal.SIGUSR1, all_threads=True)
+    except (AttributeError, ValueError, OSError):   # no SIGUSR1 here, or stderr is not a file
+        pass
+
+
 def _worker_init() -> None:
     """In each pool worker: a SIGTERM ends the game under way through its `finally` (which closes the
     engines), and on Linux the worker gets that SIGTERM when the harness process dies, however it dies.
@@ -290,6 +299,7 @@ def _worker_init() -> None:
     only give up its game and start a queued one."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(128 + signum))
+    _stacks_on_sigusr1()
     try:
         import ctypes
         ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM)      # PR_SET_PDEATHSIG
@@ -400,6 +410,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     run_dir = Path(args.out) if args.out else default_run_dir(cfg)
     signal.signal(signal.SIGTERM, _raise_interrupt)      # a kill stops the run like Ctrl-C does
+    _stacks_on_sigusr1()
     command = ["python", "-m", "bench.match"] + (sys.argv[1:] if argv is None else list(argv))
     try:
         run, failed = run_match(cfg, run_dir, jobs=args.jobs, scheduler=args.scheduler,

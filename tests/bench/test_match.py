@@ -271,10 +271,30 @@ def alive(pids, wait: float = 10.0) -> list[int]:
         time.sleep(0.2)
 
 
+def stopped(proc: subprocess.Popen, timeout: float = 30.0) -> str:
+    """The stderr of a harness that must exit within `timeout` seconds. If it does not, the test fails
+    with the Python stacks of the harness and its pool workers (SIGUSR1) and their process states."""
+    try:
+        return proc.communicate(timeout=timeout)[1]
+    except subprocess.TimeoutExpired:
+        tree = subprocess.run(["ps", "-o", "pid,ppid,stat,wchan:24,args", "-g", str(proc.pid)],
+                              capture_output=True, text=True).stdout
+        workers = subprocess.run(["pgrep", "-P", str(proc.pid)], capture_output=True, text=True).stdout.split()
+        for pid in [proc.pid, *map(int, workers)]:
+            try:
+                os.kill(pid, signal.SIGUSR1)
+            except ProcessLookupError:
+                pass
+        time.sleep(2)
+        os.killpg(proc.pid, signal.SIGKILL)
+        err = proc.communicate()[1]
+        pytest.fail(f"the harness did not exit within {timeout} s\n{tree}\n{err[-20000:]}")
+
+
 def test_ctrl_c_stops_the_run_and_its_engines_and_says_how_to_resume(tmp_path):
     proc, pids = start_hanging_match(tmp_path)
     os.killpg(proc.pid, signal.SIGINT)
-    _, err = proc.communicate(timeout=30)      # it takes about 3 s; an engine timeout is 60
+    err = stopped(proc)                        # it takes about 3 s; an engine timeout is 60
     assert proc.returncode == 130 and "run the same command again to resume" in err
     assert "Traceback" not in err
     assert alive(map(int, pids.read_text().split())) == []
@@ -286,7 +306,7 @@ def test_a_sigterm_to_the_harness_alone_stops_its_workers_and_engines(tmp_path):
                                              text=True).stdout.split() if int(p) != proc.pid]
     assert group                              # the pool workers and the engines they started
     proc.send_signal(signal.SIGTERM)          # the harness only, as a job scheduler would
-    _, err = proc.communicate(timeout=30)      # it takes about 3 s; an engine timeout is 60
+    err = stopped(proc)                        # it takes about 3 s; an engine timeout is 60
     assert "run the same command again to resume" in err and "Traceback" not in err
     assert alive(group + [int(p) for p in pids.read_text().split()]) == []
 
