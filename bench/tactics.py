@@ -415,6 +415,10 @@ def solve_pp_low(problem: Problem, params: dict) -> tuple:
     return timed_solve(problem, tactics.TacticsParams(method="pp", prior_p=0.1, **params))
 
 
+def solve_pp_branching(problem: Problem, params: dict) -> tuple:
+    return timed_solve(problem, tactics.TacticsParams(method="pp", branching_leaves=True, **params))
+
+
 def solve_pns(problem: Problem, params: dict) -> tuple:
     return timed_solve(problem, tactics.TacticsParams(method="pns", **params))
 
@@ -539,7 +543,8 @@ def b2_summary(splits: list[dict], regimes: list[str]) -> dict:
     for regime in regimes:
         rows = {"pns": [s[regime]["pns_stats"] for s in splits],
                 "pp_uniform": [s[regime]["pp_uniform_stats"] for s in splits],
-                "pp_uniform_low": [s[regime]["pp_uniform_low_stats"] for s in splits]}
+                "pp_uniform_low": [s[regime]["pp_uniform_low_stats"] for s in splits],
+                "pp_branching": [s[regime]["pp_branching_stats"] for s in splits]}
         for config in splits[0][regime]["configs"]:
             rows[config] = [s[regime]["configs"][config] for s in splits]
         out[regime] = {}
@@ -583,6 +588,16 @@ def ratio_summary(speed: list[float], prefix: str) -> dict:
             f"{prefix}_median": float(np.median(speed)) if speed else None}
 
 
+def against_pns(res: list, pns: list) -> dict:
+    """A solver's B2 test results against PNS's: newly solved and failed, and the speed-ups (nodes, CPU,
+    and in nodes by PNS's difficulty) on the problems both prove."""
+    speed, speed_cpu = speedups(res, pns, 1), speedups(res, pns, 3)
+    return {"newly_solved": sum(v == "T" and pv != "T" for (v, *_), (pv, *_) in zip(res, pns)),
+            "newly_failed": sum(v != "T" and pv == "T" for (v, *_), (pv, *_) in zip(res, pns)),
+            "both": len(speed), **ratio_summary(speed, "speedup"), **ratio_summary(speed_cpu, "speedup_cpu"),
+            "speedup_bands": speedup_bands(res, pns)}
+
+
 B2_BANDS = (1_000, 10_000)       # PNS's nodes to solve: the edges of the difficulty bands of speedup_bands
 
 
@@ -606,29 +621,28 @@ def b2_regime(pool, train: list[Problem], test: list[Problem], params: dict, pas
     pns = list(pool.map(solve_pns, test, [test_params] * len(test)))
     uniform = list(pool.map(solve_pp_uniform, test, [test_params] * len(test)))
     low = list(pool.map(solve_pp_low, test, [test_params] * len(test)))
+    branching = list(pool.map(solve_pp_branching, test, [test_params] * len(test)))
     configs = list(B2_CONFIGS) if configs is None else configs
     runs = list(pool.map(train_and_test, configs, [train] * len(configs), [test] * len(configs),
                          [params] * len(configs), [passes] * len(configs), [test_params] * len(configs)))
     out = {"params": params, "test_params": test_params, "pns_solved": sum(v == "T" for v, *_ in pns),
            "pp_uniform_solved": sum(v == "T" for v, *_ in uniform),
            "pp_uniform_low_solved": sum(v == "T" for v, *_ in low), "configs": {},
+           "pp_branching_solved": sum(v == "T" for v, *_ in branching),
            "pns_stats": run_stats(pns), "pp_uniform_stats": run_stats(uniform), "pp_uniform_low_stats": run_stats(low),
-           "per_problem": {"names": [p.name for p in test], "pns": pns, "pp_uniform": uniform, "pp_uniform_low": low}}
+           "pp_branching_stats": dict(run_stats(branching), **against_pns(branching, pns)),
+           "per_problem": {"names": [p.name for p in test], "pns": pns, "pp_uniform": uniform, "pp_uniform_low": low,
+                           "pp_branching": branching}}
     print(f"B2 {params['move_gen']} generator: {len(train)} train / {len(test)} test problems, budget "
           f"{params['max_nodes']} nodes (test {test_params['max_nodes']}): PNS solves {out['pns_solved']}, PP(0.5) {out['pp_uniform_solved']}, "
-          f"PP(0.1) {out['pp_uniform_low_solved']}")
+          f"PP(0.1) {out['pp_uniform_low_solved']}, PP with branching leaf priors {out['pp_branching_solved']} "
+          f"(speed-up {_f(out['pp_branching_stats']['speedup_mean'])}, geo {_f(out['pp_branching_stats']['speedup_geomean'])})")
     for run in runs:
         res = run.pop("test")
-        newly_solved = sum(v == "T" and pv != "T" for (v, *_), (pv, *_) in zip(res, pns))
-        newly_failed = sum(v != "T" and pv == "T" for (v, *_), (pv, *_) in zip(res, pns))
-        speed = speedups(res, pns, 1)
-        speed_cpu = speedups(res, pns, 3)
-        s = dict(run, **run_stats(res), newly_solved=newly_solved, newly_failed=newly_failed,
-                 both=len(speed), **ratio_summary(speed, "speedup"), **ratio_summary(speed_cpu, "speedup_cpu"),
-                 speedup_bands=speedup_bands(res, pns), per_problem=res)
+        s = dict(run, **run_stats(res), **against_pns(res, pns), per_problem=res)
         out["configs"][run["config"]] = s
         print(f"   {run['config']:15s} train solved {run['train_solved']:4d}  test solved {s['solved']:3d}  "
-              f"newly solved {newly_solved:3d}  newly failed {newly_failed:3d}  speed-up (n={len(speed)}) "
+              f"newly solved {s['newly_solved']:3d}  newly failed {s['newly_failed']:3d}  speed-up (n={s['both']}) "
               f"mean {_f(s['speedup_mean'])} geo {_f(s['speedup_geomean'])} median {_f(s['speedup_median'])}"
               f"  cpu speed-up mean {_f(s['speedup_cpu_mean'])} geo {_f(s['speedup_cpu_geomean'])} median "
               f"{_f(s['speedup_cpu_median'])}"

@@ -966,6 +966,29 @@ cdef void* grow_table(void* table, int* bits, int max_bits, size_t entry, int64_
     return bigger
 
 
+def branching_logodds(m: int) -> float:
+    """The log-odds of an AND leaf with m moves below it at the fixed point of P(AND) = P(OR)^m,
+    P(OR) = 1 - (1 - P(AND))^m (an OR leaf's is the negative: the recursion is symmetric). A leaf that
+    starts there keeps, in expectation, the belief that developing it gives, where the fixed leaf
+    prior 0.5 makes a developed AND node near 0.5^m and PP dive into the last node it developed."""
+    if m <= 1:
+        return 0.0
+    lo, hi = 1e-300, 0.5
+    for _ in range(200):                # bisection on x = P(AND); (1 - (1 - x)^m)^m - x < 0 below the root
+        mid = math.sqrt(lo * hi) if hi < 1e-3 else 0.5 * (lo + hi)
+        if (-math.expm1(m * math.log1p(-mid))) ** m < mid:
+            lo = mid
+        else:
+            hi = mid
+    x = 0.5 * (lo + hi)
+    return math.log(x) - math.log1p(-x)
+
+
+cdef double BRANCHING_L[MAX_MOVES + 1]   # branching_logodds(m) for every count of children
+for _m in range(MAX_MOVES + 1):
+    BRANCHING_L[_m] = branching_logodds(_m)
+
+
 _VALUE_NAMES = {V_FALSE: "F", V_TRUE: "T", V_UNKNOWN: "U"}
 _METHODS = {"pp": METHOD_PP, "pns": METHOD_PNS}
 _GENERATORS = {"region": GEN_REGION, "local": GEN_LOCAL}
@@ -996,6 +1019,7 @@ cdef class Solver:
     cdef int max_depth
     cdef bint empty_and_true
     cdef double prior_logodds
+    cdef bint branching_leaves      # the uniform prior is branching_logodds of the node's count (no learned prior)
     cdef double leaf_init[2][3][3]  # [kind][value]: (a, b, t) of init_belief(node, prior_logodds)
     cdef object prior
     cdef object error
@@ -1042,7 +1066,8 @@ cdef class Solver:
         self.memo_bits = self.pmemo_bits = 0
 
     def __init__(self, method: str = "pp", *, prior=None, prior_p: float = 0.5, max_depth: int = 100,
-                 empty_and_true: bool = True, keep_keys: bool = False, kernel: bool = True):
+                 empty_and_true: bool = True, keep_keys: bool = False, kernel: bool = True,
+                 branching_leaves: bool = False):
         if method not in _METHODS:
             raise ValueError(f"method must be one of {sorted(_METHODS)}, got {method!r}")
         if not 0.0 < prior_p < 1.0:
@@ -1058,6 +1083,9 @@ cdef class Solver:
         self.kernel = None
         self.table = NULL
         self.prior_logodds = math.log(prior_p / (1.0 - prior_p))
+        if branching_leaves and prior is not None:
+            raise ValueError("branching_leaves replaces the uniform leaf prior: it takes no learned prior")
+        self.branching_leaves = branching_leaves
         cdef ProofNode leaf
         for kind in (OR_NODE, AND_NODE):
             for value in (V_FALSE, V_TRUE, V_UNKNOWN):
@@ -1086,7 +1114,8 @@ cdef class Solver:
     def for_params(params, prior=None, *, keep_keys: bool = False, kernel: bool = True):
         """A solver with the search settings of a TacticsParams (method, leaf prior, depth, empty nodes)."""
         return Solver(params.method, prior=prior, prior_p=params.prior_p, max_depth=params.max_depth,
-                      empty_and_true=params.empty_and_true, keep_keys=keep_keys, kernel=kernel)
+                      empty_and_true=params.empty_and_true, keep_keys=keep_keys, kernel=kernel,
+                      branching_leaves=params.branching_leaves)
 
     def set_capture_params(self, Board position not None, goal: int, params, *, attack: bool = True,
                            libs_false: int = 0, ko: str = "none") -> None:
@@ -1287,6 +1316,8 @@ cdef class Solver:
         node.first_child = first
         node.n_children = count
         self.st.n += count
+        if self.branching_leaves and self.method == METHOD_PP:
+            self.branching_beliefs(first, count)
         if self.has_prior and self.domain == DOMAIN_CAPTURE and self.method == METHOD_PP:
             if self.table != NULL:
                 for k in range(count):      # fetch the memo entries all at once
@@ -1302,6 +1333,19 @@ cdef class Solver:
                 if not self.query_prior(first, count, role):
                     return -1
         return 0
+
+    cdef void branching_beliefs(self, int32_t first, int count) noexcept nogil:
+        """The UNKNOWN children's leaf log-odds from their number (see branching_logodds)."""
+        cdef int k, m = 0
+        cdef ProofNode* c
+        for k in range(count):
+            if self.st.nodes[first + k].value == V_UNKNOWN:
+                m += 1
+        for k in range(count):
+            c = &self.st.nodes[first + k]
+            if c.value == V_UNKNOWN:
+                c.a = BRANCHING_L[m] if c.kind == AND_NODE else -BRANCHING_L[m]
+                c.t = share(c.a, c.kind)
 
     cdef void grow_memos(self) noexcept nogil:
         """Let both memos grow with the search (see grow_table)."""
@@ -1873,6 +1917,8 @@ class TacticsParams:
     l_start: int = 0             # first L of the goal "FALSE at >= L liberties"; 0 means libs + 1
     l_max: int = 8               # last L tried: FALSE at l_max is the final answer
     prior_p: float = 0.5         # the uniform leaf prior (when no learned prior is given)
+    branching_leaves: bool = False  # PP's uniform leaf prior from the node's number of moves instead of
+                                 # prior_p (branching_logodds; ours: it stops PP's dive in wide trees)
     empty_and_true: bool = True  # a defender with no move loses (G2); False follows the paper's text
     mark_block: bool = True      # patterns mark the whole goal block as "goal" (else the vertex only)
     counter_slack: int = 0       # local generator: the defender may attack adjacent attacker blocks with

@@ -135,6 +135,8 @@ def test_b2_regime_runs_the_chosen_configurations_only():
     assert s["options"] == {"learn_unsolved": True, "passes": 3} and s["passes"] == 3 and s["train_solved"] == 1
     assert out["pns_solved"] == 2 and s["solved"] == 2 and s["both"] == 2
     assert s["speedup_cpu_mean"] is not None and all(len(x) == 4 for x in s["per_problem"])
+    assert out["pp_branching_solved"] == 2 and len(out["per_problem"]["pp_branching"]) == 2  # the reference run
+    assert out["pp_branching_stats"]["both"] == 2 and out["pp_branching_stats"]["newly_failed"] == 0
 
 
 def test_the_test_queries_can_have_their_own_budget():

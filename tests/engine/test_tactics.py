@@ -14,6 +14,7 @@ import pytest
 from engine import tactics
 from engine.board import BLACK, PASS, WHITE, Board
 from engine.tactics import Solver, TacticsParams, and_logodds, or_logodds, pattern_keys
+from engine.tactics_priors import make_prior
 from tests.boards import board_from_ascii, vertex
 
 DATA = Path(__file__).resolve().parents[3] / "shared" / "data"
@@ -686,3 +687,24 @@ def test_same_problem_same_nodes_and_move(method):
     runs = [tactics.solve(b.copy(), vertex(b, "E4"), params=params) for _ in range(2)]
     assert (runs[0].developed, runs[0].move, runs[0].value, runs[0].logodds) == \
         (runs[1].developed, runs[1].move, runs[1].value, runs[1].logodds)
+
+
+@pytest.mark.parametrize("m", [2, 5, 30, 300, 1024])
+def test_branching_leaf_priors_are_the_fixed_point_of_the_and_or_recursion(m):
+    x = 1.0 / (1.0 + math.exp(-tactics.branching_logodds(m)))      # P(AND leaf) with m moves below
+    p_or = 1.0 - (1.0 - x) ** m
+    assert p_or ** m == pytest.approx(x, rel=1e-6) and 0.0 < x < 0.5
+    assert tactics.branching_logodds(m) < tactics.branching_logodds(m - 1) <= 0.0
+
+
+def test_branching_leaf_priors_stop_the_dive_in_a_wide_tree():
+    # the fixed prior 0.5 makes a developed AND node near 0.5^m, a developed OR node near 1: PP keeps
+    # descending into the node it developed last; priors from the branching need fewer nodes for the net
+    b = board_from_ascii(NET)
+    goal = vertex(b, "E4")
+    fixed = tactics.solve(b, goal, params=TacticsParams(move_gen="region", max_nodes=20000))
+    branching = tactics.solve(b, goal, params=TacticsParams(move_gen="region", max_nodes=20000, branching_leaves=True))
+    assert fixed.value == branching.value == "T" and branching.move == fixed.move
+    assert branching.developed < fixed.developed / 2
+    with pytest.raises(ValueError, match="branching_leaves"):
+        Solver("pp", prior=make_prior("hier"), branching_leaves=True)
