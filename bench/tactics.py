@@ -407,20 +407,14 @@ def timed_solve(problem: Problem, params: tactics.TacticsParams, prior=None) -> 
     return r.value, r.developed, round(time.perf_counter() - t0, 5), round(time.process_time() - c0, 5)
 
 
-def solve_pp_uniform(problem: Problem, params: dict) -> tuple:
-    return timed_solve(problem, tactics.TacticsParams(method="pp", **params))
+# B2's solvers without a learned prior, each run on every test problem: name -> TacticsParams settings
+B2_REFERENCES = {"pns": {"method": "pns"}, "pp_uniform": {"method": "pp"},
+                 "pp_uniform_low": {"method": "pp", "prior_p": 0.1},
+                 "pp_branching": {"method": "pp", "branching_leaves": True}}
 
 
-def solve_pp_low(problem: Problem, params: dict) -> tuple:
-    return timed_solve(problem, tactics.TacticsParams(method="pp", prior_p=0.1, **params))
-
-
-def solve_pp_branching(problem: Problem, params: dict) -> tuple:
-    return timed_solve(problem, tactics.TacticsParams(method="pp", branching_leaves=True, **params))
-
-
-def solve_pns(problem: Problem, params: dict) -> tuple:
-    return timed_solve(problem, tactics.TacticsParams(method="pns", **params))
+def solve_reference(problem: Problem, name: str, params: dict) -> tuple:
+    return timed_solve(problem, tactics.TacticsParams(**B2_REFERENCES[name], **params))
 
 
 def train_and_test(config: str, train: list[Problem], test: list[Problem], params: dict, passes: int,
@@ -522,7 +516,7 @@ def run_b2(args, pool) -> dict:
         split = {"seed": split_seed, "train": len(train), "test": len(test)}
         for regime in regimes:
             params = {"move_gen": regime, "max_nodes": budgets[regime], "l_max": args.l_max}
-            test_params = params if args.b2_test_budget is None else dict(params, max_nodes=args.b2_test_budget)
+            test_params = None if args.b2_test_budget is None else dict(params, max_nodes=args.b2_test_budget)
             split[regime] = b2_regime(pool, train, test, params, args.passes, args.b2_configs, test_params)
         out["splits"].append(split)
     if len(out["splits"]) == 1:          # one split: the record keeps its earlier layout
@@ -541,10 +535,7 @@ def b2_summary(splits: list[dict], regimes: list[str]) -> dict:
     """Mean and sample standard deviation over the splits of every configuration's statistics."""
     out = {}
     for regime in regimes:
-        rows = {"pns": [s[regime]["pns_stats"] for s in splits],
-                "pp_uniform": [s[regime]["pp_uniform_stats"] for s in splits],
-                "pp_uniform_low": [s[regime]["pp_uniform_low_stats"] for s in splits],
-                "pp_branching": [s[regime]["pp_branching_stats"] for s in splits]}
+        rows = {name: [s[regime][f"{name}_stats"] for s in splits] for name in B2_REFERENCES}
         for config in splits[0][regime]["configs"]:
             rows[config] = [s[regime]["configs"][config] for s in splits]
         out[regime] = {}
@@ -618,25 +609,23 @@ def b2_regime(pool, train: list[Problem], test: list[Problem], params: dict, pas
     """The B2 configurations (default all) trained and tested under one move generator and node budget
     (test_params: another budget for the test queries)."""
     test_params = params if test_params is None else test_params
-    pns = list(pool.map(solve_pns, test, [test_params] * len(test)))
-    uniform = list(pool.map(solve_pp_uniform, test, [test_params] * len(test)))
-    low = list(pool.map(solve_pp_low, test, [test_params] * len(test)))
-    branching = list(pool.map(solve_pp_branching, test, [test_params] * len(test)))
+    refs = {name: list(pool.map(solve_reference, test, [name] * len(test), [test_params] * len(test)))
+            for name in B2_REFERENCES}
+    pns = refs["pns"]
+    out = {"params": params, "test_params": test_params, "configs": {},
+           "per_problem": {"names": [p.name for p in test], **refs}}
+    for name, res in refs.items():
+        out[f"{name}_solved"] = sum(v == "T" for v, *_ in res)
+        out[f"{name}_stats"] = run_stats(res) if name == "pns" else dict(run_stats(res), **against_pns(res, pns))
     configs = list(B2_CONFIGS) if configs is None else configs
     runs = list(pool.map(train_and_test, configs, [train] * len(configs), [test] * len(configs),
                          [params] * len(configs), [passes] * len(configs), [test_params] * len(configs)))
-    out = {"params": params, "test_params": test_params, "pns_solved": sum(v == "T" for v, *_ in pns),
-           "pp_uniform_solved": sum(v == "T" for v, *_ in uniform),
-           "pp_uniform_low_solved": sum(v == "T" for v, *_ in low), "configs": {},
-           "pp_branching_solved": sum(v == "T" for v, *_ in branching),
-           "pns_stats": run_stats(pns), "pp_uniform_stats": run_stats(uniform), "pp_uniform_low_stats": run_stats(low),
-           "pp_branching_stats": dict(run_stats(branching), **against_pns(branching, pns)),
-           "per_problem": {"names": [p.name for p in test], "pns": pns, "pp_uniform": uniform, "pp_uniform_low": low,
-                           "pp_branching": branching}}
+    branching = out["pp_branching_stats"]
     print(f"B2 {params['move_gen']} generator: {len(train)} train / {len(test)} test problems, budget "
-          f"{params['max_nodes']} nodes (test {test_params['max_nodes']}): PNS solves {out['pns_solved']}, PP(0.5) {out['pp_uniform_solved']}, "
-          f"PP(0.1) {out['pp_uniform_low_solved']}, PP with branching leaf priors {out['pp_branching_solved']} "
-          f"(speed-up {_f(out['pp_branching_stats']['speedup_mean'])}, geo {_f(out['pp_branching_stats']['speedup_geomean'])})")
+          f"{params['max_nodes']} nodes (test {test_params['max_nodes']}): PNS solves {out['pns_solved']}, "
+          f"PP(0.5) {out['pp_uniform_solved']}, PP(0.1) {out['pp_uniform_low_solved']}, PP with branching leaf "
+          f"priors {out['pp_branching_solved']} (speed-up {_f(branching['speedup_mean'])}, geo "
+          f"{_f(branching['speedup_geomean'])})")
     for run in runs:
         res = run.pop("test")
         s = dict(run, **run_stats(res), **against_pns(res, pns), per_problem=res)

@@ -984,9 +984,16 @@ def branching_logodds(m: int) -> float:
     return math.log(x) - math.log1p(-x)
 
 
-cdef double BRANCHING_L[MAX_MOVES + 1]   # branching_logodds(m) for every count of children
-for _m in range(MAX_MOVES + 1):
-    BRANCHING_L[_m] = branching_logodds(_m)
+cdef double BRANCHING_L[MAX_MOVES + 1]   # branching_logodds(m) for every count of children, once a
+cdef bint BRANCHING_READY = False         # solver asks for them (30 ms: not at import)
+
+
+cdef void fill_branching_table():
+    global BRANCHING_READY
+    if not BRANCHING_READY:
+        for m in range(MAX_MOVES + 1):
+            BRANCHING_L[m] = branching_logodds(m)
+        BRANCHING_READY = True
 
 
 _VALUE_NAMES = {V_FALSE: "F", V_TRUE: "T", V_UNKNOWN: "U"}
@@ -1086,6 +1093,8 @@ cdef class Solver:
         if branching_leaves and prior is not None:
             raise ValueError("branching_leaves replaces the uniform leaf prior: it takes no learned prior")
         self.branching_leaves = branching_leaves
+        if branching_leaves:
+            fill_branching_table()
         cdef ProofNode leaf
         for kind in (OR_NODE, AND_NODE):
             for value in (V_FALSE, V_TRUE, V_UNKNOWN):
@@ -1274,6 +1283,7 @@ cdef class Solver:
         cdef int32_t first, depth
         cdef ProofNode* c
         cdef ProofNode* node
+        cdef double init[9]             # (a, b, t) of a new capture-domain child by value (capture_leaf_init)
         self.developed += 1
         if (self.developed & 63) == 0:
             self.grow_memos()
@@ -1296,6 +1306,8 @@ cdef class Solver:
             return -1
         node = &self.st.nodes[n]
         first = self.st.n
+        if self.domain == DOMAIN_CAPTURE:
+            self.capture_leaf_init(AND_NODE if node.kind == OR_NODE else OR_NODE, count, init)
         for k in range(count):
             c = &self.st.nodes[first + k]
             c.parent = n
@@ -1307,17 +1319,15 @@ cdef class Solver:
             c.developed = 0
             if self.domain == DOMAIN_TREE:
                 self.init_belief(c, self.t_prior[c.move])
-            else:                       # init_belief(c, prior_logodds), precomputed
-                c.a = self.leaf_init[c.kind][c.value][0]
-                c.b = self.leaf_init[c.kind][c.value][1]
-                c.t = self.leaf_init[c.kind][c.value][2]
+            else:
+                c.a = init[3 * c.value]
+                c.b = init[3 * c.value + 1]
+                c.t = init[3 * c.value + 2]
             if self.st.keep_keys:
                 memcpy(&self.st.keys[(first + k) * N_SIZES], &self.ckeys[k * N_SIZES], N_SIZES * sizeof(uint64_t))
         node.first_child = first
         node.n_children = count
         self.st.n += count
-        if self.branching_leaves and self.method == METHOD_PP:
-            self.branching_beliefs(first, count)
         if self.has_prior and self.domain == DOMAIN_CAPTURE and self.method == METHOD_PP:
             if self.table != NULL:
                 for k in range(count):      # fetch the memo entries all at once
@@ -1334,18 +1344,21 @@ cdef class Solver:
                     return -1
         return 0
 
-    cdef void branching_beliefs(self, int32_t first, int count) noexcept nogil:
-        """The UNKNOWN children's leaf log-odds from their number (see branching_logodds)."""
+    cdef void capture_leaf_init(self, int kind, int count, double* init) noexcept nogil:
+        """init[3 * value ..] = (a, b, t) of a new child of this kind with that value: init_belief with the
+        uniform prior (leaf_init, precomputed); with branching_leaves an UNKNOWN child's log-odds come from
+        the number of UNKNOWN children among cvalue[0 .. count - 1] (see branching_logodds)."""
         cdef int k, m = 0
-        cdef ProofNode* c
+        cdef double L
+        memcpy(init, self.leaf_init[kind], 9 * sizeof(double))
+        if not (self.branching_leaves and self.method == METHOD_PP):
+            return
         for k in range(count):
-            if self.st.nodes[first + k].value == V_UNKNOWN:
+            if self.cvalue[k] == V_UNKNOWN:
                 m += 1
-        for k in range(count):
-            c = &self.st.nodes[first + k]
-            if c.value == V_UNKNOWN:
-                c.a = BRANCHING_L[m] if c.kind == AND_NODE else -BRANCHING_L[m]
-                c.t = share(c.a, c.kind)
+        L = BRANCHING_L[m] if kind == AND_NODE else -BRANCHING_L[m]
+        init[3 * V_UNKNOWN] = L
+        init[3 * V_UNKNOWN + 2] = share(L, kind)
 
     cdef void grow_memos(self) noexcept nogil:
         """Let both memos grow with the search (see grow_table)."""
