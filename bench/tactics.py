@@ -379,7 +379,10 @@ def plot_b1(path: Path, rows: list[dict]) -> None:
 # hier_consistent_u_p3.json). With the region generator the damped calibrated priors lose to the plain
 # model (bench/results/tactics_b2_region_hier_consistent-beta_1_cal-hier_cal-hier_cal_03.json), so
 # "_sharp" (ours) goes the other way, scale 1.5: the best region setting over 3 splits
-# (tactics_b2_3seeds_region_hier_0obs-hier_consistent-hier_cal-hier_consistent_sharp.json).
+# (tactics_b2_3seeds_region_hier_0obs-hier_consistent-hier_cal-hier_consistent_sharp.json). The "_branching"
+# ones (ours) add w times the branching log-odds of the node's number of moves to the model's (TacticsParams.
+# branching_weight; "_half": w = 0.5), in training and test searches alike: a learned prior orders the moves,
+# the branching term keeps a developed node's belief near its leaves' and so PP from diving.
 CAL_SHIFT = CALIBRATED["hier"]["shift"]
 B2_CONFIGS = {
     "beta_1": ("beta", {"alpha0": 1, "beta0": 1}, True),
@@ -396,7 +399,18 @@ B2_CONFIGS = {
     "hier_consistent_p3": ("hier", {}, "consistent", {"passes": 3}),
     "hier_consistent_u_p3": ("hier", {}, "consistent", {"learn_unsolved": True, "passes": 3}),
     "hier_consistent_sharp": ("hier", {"scale": 1.5}, "consistent"),
+    "hier_consistent_sharp_branching": ("hier", {"scale": 1.5}, "consistent", {"branching_weight": 1.0}),
+    "hier_consistent_sharp_branching_half": ("hier", {"scale": 1.5}, "consistent", {"branching_weight": 0.5}),
 }
+SEARCH_OPTIONS = ("branching_weight",)   # training options that are TacticsParams settings of every search
+
+
+def config_options(options: dict) -> tuple[dict, dict]:
+    """A B2 configuration's options split into TacticsParams settings and tactics.solve arguments
+    (`passes` is neither)."""
+    search = {k: v for k, v in options.items() if k in SEARCH_OPTIONS}
+    solve = {k: v for k, v in options.items() if k != "passes" and k not in SEARCH_OPTIONS}
+    return search, solve
 
 
 def timed_solve(problem: Problem, params: tactics.TacticsParams, prior=None) -> tuple:
@@ -410,7 +424,7 @@ def timed_solve(problem: Problem, params: tactics.TacticsParams, prior=None) -> 
 # B2's solvers without a learned prior, each run on every test problem: name -> TacticsParams settings
 B2_REFERENCES = {"pns": {"method": "pns"}, "pp_uniform": {"method": "pp"},
                  "pp_uniform_low": {"method": "pp", "prior_p": 0.1},
-                 "pp_branching": {"method": "pp", "branching_leaves": True}}
+                 "pp_branching": {"method": "pp", "branching_weight": 1.0}}
 
 
 def solve_reference(problem: Problem, name: str, params: dict) -> tuple:
@@ -422,9 +436,9 @@ def train_and_test(config: str, train: list[Problem], test: list[Problem], param
     kind, kw, learn, *rest = B2_CONFIGS[config]
     options = rest[0] if rest else {}
     passes = options.get("passes", passes)
-    solve_options = {k: v for k, v in options.items() if k != "passes"}
+    search, solve_options = config_options(options)
     prior = make_prior(kind, **kw)
-    p = tactics.TacticsParams(method="pp", **params)
+    p = tactics.TacticsParams(method="pp", **params, **search)
     todo, solved_train, t0 = list(train), 0, time.process_time()
     for n_pass in range(passes):
         failed = []
@@ -443,7 +457,7 @@ def train_and_test(config: str, train: list[Problem], test: list[Problem], param
     train_cpu = time.process_time() - t0
     prior.kernel()                       # the frozen model's table is built once, outside the timings
     results = []
-    p_test = p if test_params is None else tactics.TacticsParams(method="pp", **test_params)
+    p_test = p if test_params is None else tactics.TacticsParams(method="pp", **test_params, **search)
     t0 = time.process_time()
     for problem in test:
         results.append(timed_solve(problem, p_test, prior))

@@ -1026,7 +1026,8 @@ cdef class Solver:
     cdef int max_depth
     cdef bint empty_and_true
     cdef double prior_logodds
-    cdef bint branching_leaves      # the uniform prior is branching_logodds of the node's count (no learned prior)
+    cdef double branching_weight    # PP adds this times branching_logodds of the node's count to a leaf's log-odds
+    cdef double leaf_offset         # that term for the children of the node being developed (capture_leaf_init)
     cdef double leaf_init[2][3][3]  # [kind][value]: (a, b, t) of init_belief(node, prior_logodds)
     cdef object prior
     cdef object error
@@ -1074,7 +1075,7 @@ cdef class Solver:
 
     def __init__(self, method: str = "pp", *, prior=None, prior_p: float = 0.5, max_depth: int = 100,
                  empty_and_true: bool = True, keep_keys: bool = False, kernel: bool = True,
-                 branching_leaves: bool = False):
+                 branching_weight: float = 0.0):
         if method not in _METHODS:
             raise ValueError(f"method must be one of {sorted(_METHODS)}, got {method!r}")
         if not 0.0 < prior_p < 1.0:
@@ -1090,10 +1091,11 @@ cdef class Solver:
         self.kernel = None
         self.table = NULL
         self.prior_logodds = math.log(prior_p / (1.0 - prior_p))
-        if branching_leaves and prior is not None:
-            raise ValueError("branching_leaves replaces the uniform leaf prior: it takes no learned prior")
-        self.branching_leaves = branching_leaves
-        if branching_leaves:
+        if not (math.isfinite(branching_weight) and branching_weight >= 0.0):
+            raise ValueError(f"branching_weight must be finite and >= 0, got {branching_weight!r}")
+        self.branching_weight = branching_weight
+        self.leaf_offset = 0.0
+        if branching_weight > 0.0:
             fill_branching_table()
         cdef ProofNode leaf
         for kind in (OR_NODE, AND_NODE):
@@ -1124,7 +1126,7 @@ cdef class Solver:
         """A solver with the search settings of a TacticsParams (method, leaf prior, depth, empty nodes)."""
         return Solver(params.method, prior=prior, prior_p=params.prior_p, max_depth=params.max_depth,
                       empty_and_true=params.empty_and_true, keep_keys=keep_keys, kernel=kernel,
-                      branching_leaves=params.branching_leaves)
+                      branching_weight=params.branching_weight)
 
     def set_capture_params(self, Board position not None, goal: int, params, *, attack: bool = True,
                            libs_false: int = 0, ko: str = "none") -> None:
@@ -1337,6 +1339,9 @@ cdef class Solver:
                     if c.value == V_UNKNOWN:
                         memo_logodds(self.memo, self.memo_bits, self.memo_epoch, self.table,
                                      &self.ckeys[k * N_SIZES], c)
+                        if self.leaf_offset != 0.0:
+                            c.a += self.leaf_offset
+                            c.t = share(c.a, c.kind)
                 return 0
             role = 0 if node.kind == OR_NODE else 1
             with gil:
@@ -1346,17 +1351,20 @@ cdef class Solver:
 
     cdef void capture_leaf_init(self, int kind, int count, double* init) noexcept nogil:
         """init[3 * value ..] = (a, b, t) of a new child of this kind with that value: init_belief with the
-        uniform prior (leaf_init, precomputed); with branching_leaves an UNKNOWN child's log-odds come from
-        the number of UNKNOWN children among cvalue[0 .. count - 1] (see branching_logodds)."""
+        uniform prior (leaf_init, precomputed). With a branching weight, PP's leaf_offset is that weight
+        times the branching log-odds of the number of UNKNOWN children among cvalue[0 .. count - 1] (see
+        branching_logodds), added to the uniform prior's log-odds here and to a learned prior's in develop."""
         cdef int k, m = 0
         cdef double L
         memcpy(init, self.leaf_init[kind], 9 * sizeof(double))
-        if not (self.branching_leaves and self.method == METHOD_PP):
+        self.leaf_offset = 0.0
+        if not (self.branching_weight > 0.0 and self.method == METHOD_PP):
             return
         for k in range(count):
             if self.cvalue[k] == V_UNKNOWN:
                 m += 1
-        L = BRANCHING_L[m] if kind == AND_NODE else -BRANCHING_L[m]
+        self.leaf_offset = self.branching_weight * (BRANCHING_L[m] if kind == AND_NODE else -BRANCHING_L[m])
+        L = init[3 * V_UNKNOWN] + self.leaf_offset
         init[3 * V_UNKNOWN] = L
         init[3 * V_UNKNOWN + 2] = share(L, kind)
 
@@ -1532,6 +1540,7 @@ cdef class Solver:
                 x = out[j]
                 if not isfinite(x):
                     raise ValueError(f"prior.logodds returned {x} (leaf log-odds must be finite)")
+                x += self.leaf_offset
                 self.st.nodes[first + k].a = x
                 self.st.nodes[first + k].t = share(x, self.st.nodes[first + k].kind)
             return True
@@ -1930,8 +1939,8 @@ class TacticsParams:
     l_start: int = 0             # first L of the goal "FALSE at >= L liberties"; 0 means libs + 1
     l_max: int = 8               # last L tried: FALSE at l_max is the final answer
     prior_p: float = 0.5         # the uniform leaf prior (when no learned prior is given)
-    branching_leaves: bool = False  # PP's uniform leaf prior from the node's number of moves instead of
-                                 # prior_p (branching_logodds; ours: it stops PP's dive in wide trees)
+    branching_weight: float = 0.0  # PP adds w * branching_logodds(number of moves) to every leaf's log-odds,
+                                 # uniform or learned (ours: it stops PP's dive in wide trees); 0 is off
     empty_and_true: bool = True  # a defender with no move loses (G2); False follows the paper's text
     mark_block: bool = True      # patterns mark the whole goal block as "goal" (else the vertex only)
     counter_slack: int = 0       # local generator: the defender may attack adjacent attacker blocks with
@@ -1961,6 +1970,8 @@ class TacticsParams:
             raise ValueError(f"tactics.margin: must be >= 0, got {self.margin!r}")
         if not 0.0 < self.prior_p < 1.0:
             raise ValueError(f"tactics.prior_p: must be in (0, 1), got {self.prior_p!r}")
+        if not (math.isfinite(self.branching_weight) and self.branching_weight >= 0.0):
+            raise ValueError(f"tactics.branching_weight: must be finite and >= 0, got {self.branching_weight!r}")
 
 
 @dataclass

@@ -119,8 +119,8 @@ def test_every_configuration_trains_and_answers(config):
     kind, kw, learn, *rest = bt.B2_CONFIGS[config]
     prior = make_prior(kind, **kw)
     p = problem(LADDER, "D4")
-    params = tactics.TacticsParams(move_gen="local", max_nodes=2000)
-    options = {k: v for k, v in (rest[0] if rest else {}).items() if k != "passes"}
+    search, options = bt.config_options(rest[0] if rest else {})
+    params = tactics.TacticsParams(move_gen="local", max_nodes=2000, **search)
     r = tactics.solve(p.board, p.goal, params=params, prior=prior, learn=learn, **options)
     assert r.value == "T"
 

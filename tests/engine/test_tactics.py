@@ -703,8 +703,34 @@ def test_branching_leaf_priors_stop_the_dive_in_a_wide_tree():
     b = board_from_ascii(NET)
     goal = vertex(b, "E4")
     fixed = tactics.solve(b, goal, params=TacticsParams(move_gen="region", max_nodes=20000))
-    branching = tactics.solve(b, goal, params=TacticsParams(move_gen="region", max_nodes=20000, branching_leaves=True))
+    branching = tactics.solve(b, goal, params=TacticsParams(move_gen="region", max_nodes=20000, branching_weight=1.0))
     assert fixed.value == branching.value == "T" and branching.move == fixed.move
     assert branching.developed < fixed.developed / 2
-    with pytest.raises(ValueError, match="branching_leaves"):
-        Solver("pp", prior=make_prior("hier"), branching_leaves=True)
+    with pytest.raises(ValueError, match="branching_weight"):
+        TacticsParams(branching_weight=-1.0)
+
+
+@pytest.mark.parametrize("kernel", [True, False])
+@pytest.mark.parametrize("weight", [0.5, 1.0])
+def test_branching_leaf_priors_add_to_a_learned_prior(kernel, weight):
+    # every UNKNOWN child's log-odds is the model's plus weight * branching_logodds(UNKNOWN children),
+    # negated below an OR node, through the kernel and through the model's Python path alike
+    b = board_from_ascii(NET)
+    model = make_prior("hier")
+    for picture, goal in ((LADDER, "D4"), (NET, "E4")):
+        trained_on = board_from_ascii(picture)
+        tactics.solve(trained_on, vertex(trained_on, goal), params=TacticsParams(move_gen="local"), prior=model,
+                      learn=True)
+    plain = Solver("pp", prior=model, keep_keys=True)
+    shifted = Solver("pp", prior=model, keep_keys=True, kernel=kernel, branching_weight=weight)
+    for s in (plain, shifted):
+        s.set_capture(b, vertex(b, "E4"), move_gen="region")
+        s.develop_node(0)
+        s.develop_node(s.children(0)[0]["index"])
+    for parent in (0, plain.children(0)[0]["index"]):
+        unknown = [c for c in plain.children(parent) if c["value"] == "U"]
+        offset = weight * tactics.branching_logodds(len(unknown)) * (1 if parent == 0 else -1)
+        assert len(unknown) > 10 and len({c["logodds"] for c in unknown}) > 3
+        leaves = [c for c in unknown if not c["developed"]]
+        got = {c["index"]: c["logodds"] for c in shifted.children(parent)}
+        assert [got[c["index"]] for c in leaves] == pytest.approx([c["logodds"] + offset for c in leaves], abs=1e-12)
