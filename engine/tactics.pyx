@@ -922,7 +922,8 @@ cdef inline double now() noexcept nogil:
 cdef struct LeafMemo:
     uint64_t key
     double value
-    double share                 # share(value, kind): the leaf's term in its parent's sum
+    double offset                # the leaf offset (branching log-odds) `share` was taken with
+    double share                 # share(value + offset, kind): the leaf's term in its parent's sum
     uint32_t epoch               # valid when equal to the solver's memo_epoch (0: never)
     uint8_t kind                 # the node kind `share` was taken for
 
@@ -932,8 +933,9 @@ cdef enum:
 
 
 cdef inline void memo_logodds(LeafMemo* memo, int bits, uint32_t epoch, const LeafTable* t,
-                              const uint64_t* stack, ProofNode* c) noexcept nogil:
-    """c.a = the leaf log-odds of this stack and c.t its share (both memoised)."""
+                              const uint64_t* stack, double offset, ProofNode* c) noexcept nogil:
+    """c.a = the leaf log-odds of this stack plus offset and c.t its share (both memoised: a node's
+    offset is its siblings' too, and often its cousins')."""
     cdef uint64_t top = stack[N_SIZES - 1]
     cdef LeafMemo* m = &memo[slot_of(top) >> (47 - bits)]
     if m.epoch != epoch or m.key != top:
@@ -941,11 +943,13 @@ cdef inline void memo_logodds(LeafMemo* memo, int bits, uint32_t epoch, const Le
         m.value = leaf_logodds(t, stack)
         m.epoch = epoch
         m.kind = c.kind
-        m.share = share(m.value, c.kind)
-    elif m.kind != c.kind:
+        m.offset = offset
+        m.share = share(m.value + offset, c.kind)
+    elif m.kind != c.kind or m.offset != offset:
         m.kind = c.kind
-        m.share = share(m.value, c.kind)
-    c.a = m.value
+        m.offset = offset
+        m.share = share(m.value + offset, c.kind)
+    c.a = m.value + offset
     c.t = m.share
 
 
@@ -1338,10 +1342,7 @@ cdef class Solver:
                     c = &self.st.nodes[first + k]
                     if c.value == V_UNKNOWN:
                         memo_logodds(self.memo, self.memo_bits, self.memo_epoch, self.table,
-                                     &self.ckeys[k * N_SIZES], c)
-                        if self.leaf_offset != 0.0:
-                            c.a += self.leaf_offset
-                            c.t = share(c.a, c.kind)
+                                     &self.ckeys[k * N_SIZES], self.leaf_offset, c)
                 return 0
             role = 0 if node.kind == OR_NODE else 1
             with gil:
