@@ -381,7 +381,7 @@ def plot_b1(path: Path, rows: list[dict]) -> None:
 # "_sharp" (ours) goes the other way, scale 1.5: the best region setting over 3 splits
 # (tactics_b2_3seeds_region_hier_0obs-hier_consistent-hier_cal-hier_consistent_sharp.json). The "_branching"
 # ones (ours) add w times the branching log-odds of the node's number of moves to the model's (TacticsParams.
-# branching_weight; "_half": w = 0.5), in training and test searches alike: a learned prior orders the moves,
+# branching_weight; "_half": w = 0.5; "sharp2": scale 2), in training and test searches alike: a learned prior orders the moves,
 # the branching term keeps a developed node's belief near its leaves' and so PP from diving.
 CAL_SHIFT = CALIBRATED["hier"]["shift"]
 B2_CONFIGS = {
@@ -401,6 +401,8 @@ B2_CONFIGS = {
     "hier_consistent_sharp": ("hier", {"scale": 1.5}, "consistent"),
     "hier_consistent_sharp_branching": ("hier", {"scale": 1.5}, "consistent", {"branching_weight": 1.0}),
     "hier_consistent_sharp_branching_half": ("hier", {"scale": 1.5}, "consistent", {"branching_weight": 0.5}),
+    "hier_consistent_branching": ("hier", {}, "consistent", {"branching_weight": 1.0}),
+    "hier_consistent_sharp2_branching": ("hier", {"scale": 2.0}, "consistent", {"branching_weight": 1.0}),
 }
 SEARCH_OPTIONS = ("branching_weight",)   # training options that are TacticsParams settings of every search
 
