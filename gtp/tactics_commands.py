@@ -16,8 +16,9 @@
   liberty threshold L and GnuGo's code for the side asked (as `attack` / `defend` print it).
 - `bps_children VERTEX [attack|defend]`: one line per first move, `D5 T p=1` (PP's root-child beliefs;
   PNS prints `pn=`/`dn=`).
-- `bps_config [prior=uniform|beta|hier] [budget=N] [method=pp|pns] [move_gen=local|region] [l_max=N]`:
-  change the settings (no argument: print them).
+- `bps_config [prior=uniform|beta|hier] [budget=N] [method=pp|pns] [move_gen=local|region] [l_max=N]
+  [branching=W]`: change the settings (no argument: print them). `branching` is PP's branching leaf
+  term (`TacticsParams.branching_weight`, 0 off).
 
 Handlers validate everything before changing anything; a bad vertex or option is a GTP error.
 """
@@ -102,7 +103,7 @@ class TacticsCommands(CommandGroup):
         if not args:
             p = self.params
             return (f"prior={self.prior_name} budget={p.max_nodes} method={p.method} "
-                    f"move_gen={p.move_gen} l_max={p.l_max}")
+                    f"move_gen={p.move_gen} l_max={p.l_max} branching={p.branching_weight:g}")
         changes, prior_name = {}, None
         keys = {"budget": "max_nodes", "method": "method", "move_gen": "move_gen", "l_max": "l_max"}
         for arg in args:
@@ -118,6 +119,11 @@ class TacticsCommands(CommandGroup):
                 if key == "budget" and n > MAX_BUDGET:
                     raise GtpError(f"budget above {MAX_BUDGET}")
                 changes[keys[key]] = n
+            elif key == "branching":
+                try:
+                    changes["branching_weight"] = float(value)
+                except ValueError:
+                    raise GtpError(f"branching must be a number, got {value!r}") from None
             elif key in keys:
                 changes[keys[key]] = value
             else:
@@ -208,11 +214,14 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     parser.add_argument("--move-gen", choices=("local", "region"), default=GTP_PARAMS.move_gen)
     parser.add_argument("--l-max", type=int, default=GTP_PARAMS.l_max)
     parser.add_argument("--prior-p", type=float, default=GTP_PARAMS.prior_p, help="PP's uniform leaf prior")
+    parser.add_argument("--branching-weight", type=float, default=GTP_PARAMS.branching_weight,
+                        help="PP's branching leaf term (0 off; see engine.tactics.branching_logodds)")
     args = parser.parse_args(argv)
     try:
         engine_params = load_config(None, args.overrides)
         params = dataclasses.replace(GTP_PARAMS, max_nodes=args.budget, method=args.method,
-                                     move_gen=args.move_gen, l_max=args.l_max, prior_p=args.prior_p)
+                                     move_gen=args.move_gen, l_max=args.l_max, prior_p=args.prior_p,
+                                     branching_weight=args.branching_weight)
     except (ConfigError, ValueError) as e:
         print(f"tactics_commands: {e}", file=sys.stderr)
         return 2

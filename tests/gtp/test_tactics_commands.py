@@ -57,7 +57,10 @@ def test_errors(server):
     assert reply(server, "bps_config prior=oracle") == "? unknown prior 'oracle'\n\n"
     assert reply(server, "bps_config budget=0") == "? syntax error\n\n"
     assert reply(server, "bps_config method=alphabeta").startswith("? tactics.method")
-    assert reply(server, "bps_config") == "= prior=uniform budget=20000 method=pp move_gen=local l_max=5\n\n"
+    assert reply(server, "bps_config branching=-1").startswith("? tactics.branching_weight")
+    assert reply(server, "bps_config branching=x budget=7") == "? branching must be a number, got 'x'\n\n"
+    assert reply(server, "bps_config") == \
+        "= prior=uniform budget=20000 method=pp move_gen=local l_max=5 branching=0\n\n"
 
 
 def test_trymove_and_popgo(server):
@@ -75,8 +78,12 @@ def test_solver_report_and_config(server):
     assert reply(server, "bps_solve D6 attack 3").startswith("= U ")     # budget of 3 nodes
     lines = reply(server, "bps_children D6")[2:].strip().splitlines()
     assert lines[0].startswith("D7 T p=1") or any(ln.startswith("D7 T") for ln in lines)
-    assert reply(server, "bps_config prior=hier budget=500 method=pns") == "= \n\n"
-    assert reply(server, "bps_config") == "= prior=hier budget=500 method=pns move_gen=local l_max=5\n\n"
+    assert reply(server, "bps_config budget=40") == "= \n\n"            # a search that stops unsolved
+    fixed = reply(server, "bps_children D6")
+    assert reply(server, "bps_config branching=1") == "= \n\n"
+    assert reply(server, "bps_children D6") != fixed                     # the leaf beliefs moved
+    assert reply(server, "bps_config prior=hier budget=500 method=pns branching=0") == "= \n\n"
+    assert reply(server, "bps_config") == "= prior=hier budget=500 method=pns move_gen=local l_max=5 branching=0\n\n"
     prior = server.handlers["bps_config"].__self__.prior
     assert (prior.scale, prior.shift) == (0.3, pytest.approx(math.log(0.1 / 0.9)))   # the calibrated model
     assert reply(server, "increase_depths") == "= \n\n"
@@ -103,10 +110,11 @@ def test_a_regression_file_runs_through_the_engine(tmp_path):
 
 def test_the_command_line_settings_reach_the_solver():
     proc = GtpProcess([sys.executable, "-m", "gtp.tactics_commands", "--method", "pns", "--budget", "700",
-                       "--move-gen", "region", "--l-max", "4"])
+                       "--move-gen", "region", "--l-max", "4", "--branching-weight", "0.5"])
     try:
         ok, text = proc.send("bps_config")
         assert ok and "method=pns" in text and "budget=700" in text and "move_gen=region" in text and "l_max=4" in text
+        assert "branching=0.5" in text
         assert proc.send("quit")[0]
     finally:
         assert proc.close() == 0, proc.stderr_text()[-2000:]
