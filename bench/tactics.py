@@ -21,8 +21,9 @@ failed (PNS only), and the speed-up (PNS / PP) on problems both solve, in develo
 seconds (arithmetic mean, the paper's statistic, geometric mean and median). Besides the paper's four
 models (Beta 1/1 and 1000/1000, hierarchical with 0 or virtual observations) it runs our over-fitting
 controls (consistent learning, clipping), calibrated models, learning from the training searches that
-spent their budget, and more training passes (`B2_CONFIGS`), and PP with uniform leaf priors 0.5 and
-0.1 as references. This runs twice: with the region generator (every
+spent their budget, more training passes, and the branching leaf term added to a learned model
+(`B2_CONFIGS`), and as references PP with uniform leaf priors 0.5 and 0.1 and with the branching leaf
+priors alone (`B2_REFERENCES`). This runs twice: with the region generator (every
 empty point of the problem, as the paper) and with the local one.
 
 B3 runs `reading.tst` unchanged through `python -m gtp.tactics_commands` (a GTP subprocess, as a
@@ -381,7 +382,7 @@ def plot_b1(path: Path, rows: list[dict]) -> None:
 # "_sharp" (ours) goes the other way, scale 1.5: the best region setting over 3 splits
 # (tactics_b2_3seeds_region_hier_0obs-hier_consistent-hier_cal-hier_consistent_sharp.json). The "_branching"
 # ones (ours) add w times the branching log-odds of the node's number of moves to the model's (TacticsParams.
-# branching_weight; "_half": w = 0.5; "sharp2": scale 2), in training and test searches alike: a learned prior orders the moves,
+# branching_weight; "_half": w = 0.5; "sharp2", "sharp3": scale 2, 3), in training and test searches alike: a learned prior orders the moves,
 # the branching term keeps a developed node's belief near its leaves' and so PP from diving.
 CAL_SHIFT = CALIBRATED["hier"]["shift"]
 B2_CONFIGS = {
@@ -403,6 +404,8 @@ B2_CONFIGS = {
     "hier_consistent_sharp_branching_half": ("hier", {"scale": 1.5}, "consistent", {"branching_weight": 0.5}),
     "hier_consistent_branching": ("hier", {}, "consistent", {"branching_weight": 1.0}),
     "hier_consistent_sharp2_branching": ("hier", {"scale": 2.0}, "consistent", {"branching_weight": 1.0}),
+    "hier_consistent_sharp3_branching": ("hier", {"scale": 3.0}, "consistent", {"branching_weight": 1.0}),
+    "hier_0obs_branching": ("hier", {}, True, {"branching_weight": 1.0}),
 }
 SEARCH_OPTIONS = ("branching_weight",)   # training options that are TacticsParams settings of every search
 
