@@ -381,9 +381,10 @@ def plot_b1(path: Path, rows: list[dict]) -> None:
 # model (bench/results/tactics_b2_region_hier_consistent-beta_1_cal-hier_cal-hier_cal_03.json), so
 # "_sharp" (ours) goes the other way, scale 1.5: the best region setting over 3 splits
 # (tactics_b2_3seeds_region_hier_0obs-hier_consistent-hier_cal-hier_consistent_sharp.json). The "_branching"
-# ones (ours) add w times the branching log-odds of the node's number of moves to the model's (TacticsParams.
-# branching_weight; "_half": w = 0.5; "sharp2", "sharp3": scale 2, 3), in training and test searches alike: a learned prior orders the moves,
-# the branching term keeps a developed node's belief near its leaves' and so PP from diving.
+# ones (ours) add w times the branching log-odds of the node's number of moves to the model's
+# (TacticsParams.branching_weight; "_half": w = 0.5; "sharp2", "sharp3": scale 2, 3), in training and test
+# searches alike: the learned prior orders the moves, the branching term keeps a developed node's belief
+# near its leaves' and so PP from diving.
 CAL_SHIFT = CALIBRATED["hier"]["shift"]
 B2_CONFIGS = {
     "beta_1": ("beta", {"alpha0": 1, "beta0": 1}, True),
