@@ -438,7 +438,7 @@ def solve_reference(problem: Problem, name: str, params: dict) -> tuple:
 
 
 def train_and_test(config: str, train: list[Problem], test: list[Problem], params: dict, passes: int,
-                   test_params: Optional[dict] = None) -> dict:
+                   test_params: dict) -> dict:
     kind, kw, learn, *rest = B2_CONFIGS[config]
     options = rest[0] if rest else {}
     passes = options.get("passes", passes)
@@ -463,7 +463,7 @@ def train_and_test(config: str, train: list[Problem], test: list[Problem], param
     train_cpu = time.process_time() - t0
     prior.kernel()                       # the frozen model's table is built once, outside the timings
     results = []
-    p_test = p if test_params is None else tactics.TacticsParams(method="pp", **test_params, **search)
+    p_test = tactics.TacticsParams(method="pp", **test_params, **search)
     t0 = time.process_time()
     for problem in test:
         results.append(timed_solve(problem, p_test, prior))

@@ -1031,7 +1031,6 @@ cdef class Solver:
     cdef bint empty_and_true
     cdef double prior_logodds
     cdef double branching_weight    # PP adds this times branching_logodds of the node's count to a leaf's log-odds
-    cdef double leaf_offset         # that term for the children of the node being developed (capture_leaf_init)
     cdef double leaf_init[2][3][3]  # [kind][value]: (a, b, t) of init_belief(node, prior_logodds)
     cdef object prior
     cdef object error
@@ -1098,7 +1097,6 @@ cdef class Solver:
         if not (math.isfinite(branching_weight) and branching_weight >= 0.0):
             raise ValueError(f"branching_weight must be finite and >= 0, got {branching_weight!r}")
         self.branching_weight = branching_weight
-        self.leaf_offset = 0.0
         if branching_weight > 0.0:
             fill_branching_table()
         cdef ProofNode leaf
@@ -1290,6 +1288,7 @@ cdef class Solver:
         cdef ProofNode* c
         cdef ProofNode* node
         cdef double init[9]             # (a, b, t) of a new capture-domain child by value (capture_leaf_init)
+        cdef double offset = 0.0        # PP's branching term of the new children's leaf log-odds
         self.developed += 1
         if (self.developed & 63) == 0:
             self.grow_memos()
@@ -1313,7 +1312,7 @@ cdef class Solver:
         node = &self.st.nodes[n]
         first = self.st.n
         if self.domain == DOMAIN_CAPTURE:
-            self.capture_leaf_init(AND_NODE if node.kind == OR_NODE else OR_NODE, count, init)
+            offset = self.capture_leaf_init(AND_NODE if node.kind == OR_NODE else OR_NODE, count, init)
         for k in range(count):
             c = &self.st.nodes[first + k]
             c.parent = n
@@ -1342,32 +1341,33 @@ cdef class Solver:
                     c = &self.st.nodes[first + k]
                     if c.value == V_UNKNOWN:
                         memo_logodds(self.memo, self.memo_bits, self.memo_epoch, self.table,
-                                     &self.ckeys[k * N_SIZES], self.leaf_offset, c)
+                                     &self.ckeys[k * N_SIZES], offset, c)
                 return 0
             role = 0 if node.kind == OR_NODE else 1
             with gil:
-                if not self.query_prior(first, count, role):
+                if not self.query_prior(first, count, role, offset):
                     return -1
         return 0
 
-    cdef void capture_leaf_init(self, int kind, int count, double* init) noexcept nogil:
+    cdef double capture_leaf_init(self, int kind, int count, double* init) noexcept nogil:
         """init[3 * value ..] = (a, b, t) of a new child of this kind with that value: init_belief with the
-        uniform prior (leaf_init, precomputed). With a branching weight, PP's leaf_offset is that weight
-        times the branching log-odds of the number of UNKNOWN children among cvalue[0 .. count - 1] (see
-        branching_logodds), added to the uniform prior's log-odds here and to a learned prior's in develop."""
+        uniform prior (leaf_init, precomputed), its UNKNOWN log-odds shifted by the returned offset. The
+        offset is PP's branching term: the branching weight times the branching log-odds of the number of
+        UNKNOWN children among cvalue[0 .. count - 1] (see branching_logodds); 0 without a weight. Develop
+        adds it to a learned prior's log-odds too."""
         cdef int k, m = 0
-        cdef double L
+        cdef double offset, L
         memcpy(init, self.leaf_init[kind], 9 * sizeof(double))
-        self.leaf_offset = 0.0
         if not (self.branching_weight > 0.0 and self.method == METHOD_PP):
-            return
+            return 0.0
         for k in range(count):
             if self.cvalue[k] == V_UNKNOWN:
                 m += 1
-        self.leaf_offset = self.branching_weight * (BRANCHING_L[m] if kind == AND_NODE else -BRANCHING_L[m])
-        L = init[3 * V_UNKNOWN] + self.leaf_offset
+        offset = self.branching_weight * (BRANCHING_L[m] if kind == AND_NODE else -BRANCHING_L[m])
+        L = init[3 * V_UNKNOWN] + offset
         init[3 * V_UNKNOWN] = L
         init[3 * V_UNKNOWN + 2] = share(L, kind)
+        return offset
 
     cdef void grow_memos(self) noexcept nogil:
         """Let both memos grow with the search (see grow_table)."""
@@ -1518,8 +1518,8 @@ cdef class Solver:
             pattern_stack_grid(self.pmemo, self.pmemo_bits, self.sgrid, point_cell(self.cand[i], b.stride), role,
                                self.craw[i], &self.ckeys[i * N_SIZES])
 
-    cdef bint query_prior(self, int32_t first, int count, int role) noexcept:
-        """Leaf log-odds from the prior for the UNKNOWN children first .. first + count - 1."""
+    cdef bint query_prior(self, int32_t first, int count, int role, double offset) noexcept:
+        """Leaf log-odds from the prior, plus offset, for the UNKNOWN children first .. first + count - 1."""
         cdef int k, j = 0
         cdef double x
         cdef ProofNode* c
@@ -1541,7 +1541,7 @@ cdef class Solver:
                 x = out[j]
                 if not isfinite(x):
                     raise ValueError(f"prior.logodds returned {x} (leaf log-odds must be finite)")
-                x += self.leaf_offset
+                x += offset
                 self.st.nodes[first + k].a = x
                 self.st.nodes[first + k].t = share(x, self.st.nodes[first + k].kind)
             return True

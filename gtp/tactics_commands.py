@@ -31,7 +31,7 @@ from typing import Optional, Sequence
 
 from engine import tactics
 from engine.tactics_priors import CALIBRATED, make_prior
-from gtp.commands import expect_args, parse_color, parse_int, parse_vertex
+from gtp.commands import expect_args, parse_color, parse_float, parse_int, parse_vertex
 from gtp.coords import PASS, point_to_vertex
 from gtp.protocol import CommandGroup, GtpError
 
@@ -120,10 +120,7 @@ class TacticsCommands(CommandGroup):
                     raise GtpError(f"budget above {MAX_BUDGET}")
                 changes[keys[key]] = n
             elif key == "branching":
-                try:
-                    changes["branching_weight"] = float(value)
-                except ValueError:
-                    raise GtpError(f"branching must be a number, got {value!r}") from None
+                changes["branching_weight"] = parse_float(value)
             elif key in keys:
                 changes[keys[key]] = value
             else:

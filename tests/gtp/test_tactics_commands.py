@@ -58,7 +58,8 @@ def test_errors(server):
     assert reply(server, "bps_config budget=0") == "? syntax error\n\n"
     assert reply(server, "bps_config method=alphabeta").startswith("? tactics.method")
     assert reply(server, "bps_config branching=-1").startswith("? tactics.branching_weight")
-    assert reply(server, "bps_config branching=x budget=7") == "? branching must be a number, got 'x'\n\n"
+    assert reply(server, "bps_config branching=x budget=7") == "? syntax error\n\n"
+    assert reply(server, "bps_config branching=nan") == "? syntax error\n\n"
     assert reply(server, "bps_config") == \
         "= prior=uniform budget=20000 method=pp move_gen=local l_max=5 branching=0\n\n"
 
