@@ -40,7 +40,8 @@ costs count). `--b2-labels FILE` keeps the (costly) known-TRUE labelling for the
 configuration's node speed-up is also given by the problem's difficulty for PNS (its nodes to solve:
 below 1,000, below 10,000, more); `--b2-report FILE` prints that for a recorded run, its splits pooled.
 `--b2-test-budget N` gives the test queries another node budget than the training searches (the paper's
-120 s time-out allows far more nodes than a training pass can afford on every problem).
+120 s time-out allows far more nodes than a training pass can afford on every problem); `--b2-max-store N`
+lets their trees hold more nodes than TacticsParams' default (a full store ends the query unsolved).
 
 Results go to bench/results/tactics_b1.json (+ .csv, .png), tactics_b2.json, tactics_b3.json
 (tactics_b2_5seeds_local.json and the like with the B2 options above: the file name carries the number of
@@ -537,6 +538,8 @@ def run_b2(args, pool) -> dict:
         for regime in regimes:
             params = {"move_gen": regime, "max_nodes": budgets[regime], "l_max": args.l_max}
             test_params = None if args.b2_test_budget is None else dict(params, max_nodes=args.b2_test_budget)
+            if args.b2_max_store is not None:
+                test_params = dict(test_params or params, max_store=args.b2_max_store)
             split[regime] = b2_regime(pool, train, test, params, args.passes, args.b2_configs, test_params)
         out["splits"].append(split)
     if len(out["splits"]) == 1:          # one split: the record keeps its earlier layout
@@ -970,6 +973,9 @@ def parse_args(argv):
     ap.add_argument("--b2-test-budget", type=int, default=None,
                     help="nodes per test problem, both generators, when it differs from the training searches' "
                          "(default: the same as --b2-budget / --b2-local-budget)")
+    ap.add_argument("--b2-max-store", type=int, default=None,
+                    help="nodes a test query's tree may hold (default: TacticsParams.max_store, 20 million; "
+                         "48 bytes a node: a million-node budget with the region generator wants about 10^8)")
     ap.add_argument("--passes", type=int, default=2)
     ap.add_argument("--b2-seeds", type=int, default=1, help="train/test splits (seeds --seed, --seed + 1, ...)")
     ap.add_argument("--b2-regimes", default="region,local", help="comma-separated move generators: region, local")
@@ -993,6 +999,8 @@ def parse_args(argv):
     args.b2_configs = parse_b2_configs(ap, args.b2_configs)
     if args.b2_test_budget is not None and args.b2_test_budget < 1:
         ap.error(f"--b2-test-budget: must be a positive number of nodes, got {args.b2_test_budget}")
+    if args.b2_max_store is not None and args.b2_max_store < 1000:
+        ap.error(f"--b2-max-store: must be at least 1000 nodes, got {args.b2_max_store}")
     if args.tag and not re.fullmatch(r"[A-Za-z0-9_.-]+", args.tag):
         ap.error(f"--tag: letters, digits, '_', '-' and '.' only, got {args.tag!r}")
     args.suffix = "_quick" if args.quick else ""
@@ -1004,6 +1012,8 @@ def parse_args(argv):
         args.suffix += "_" + "-".join(args.b2_configs)
     if args.b2_test_budget is not None:
         args.suffix += f"_test{args.b2_test_budget}"
+    if args.b2_max_store is not None:
+        args.suffix += f"_store{args.b2_max_store}"
     if args.tag:
         args.suffix += "_" + args.tag
     if args.quick:
