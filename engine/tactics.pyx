@@ -214,7 +214,9 @@ cdef double leaf_logodds(const LeafTable* t, const uint64_t* stack) noexcept nog
             rho = rho + v[1]
         if i == N_SIZES - 1:
             break
-        child = table_find(t, stack[i + 1])
+        # every stored pattern's parent is stored (HierGaussPrior._add), so past the first unseen
+        # pattern no larger one is in the table: only the variance grows from there
+        child = table_find(t, stack[i + 1]) if v != NULL else NULL
         mt = child[2] if child != NULL else 0.0
         mr = child[3] if child != NULL else 0.0
         tau = tau - mt
@@ -314,7 +316,9 @@ cdef class PriorKernel:
     @staticmethod
     def hier(keys, b, level, double mu0, double sigma0_sq, beta_sq, clip=None, double scale=1.0,
              double shift=0.0) -> PriorKernel:
-        """HierGaussPrior: keys (n,) uint64 with b (n, 2) = (tau, rho) from below and level (n,)."""
+        """HierGaussPrior: keys (n,) uint64 with b (n, 2) = (tau, rho) from below and level (n,). The keys
+        hold every stored pattern's parent, as HierGaussPrior's do: a query stops probing at the first
+        pattern of its stack not among them."""
         cdef uint64_t[::1] kv = np.ascontiguousarray(keys, dtype=np.uint64).reshape(-1)
         cdef double[:, ::1] bv = np.ascontiguousarray(b, dtype=np.float64).reshape(-1, 2)
         cdef int64_t[::1] lv = np.ascontiguousarray(level, dtype=np.int64).reshape(-1)
