@@ -1626,10 +1626,14 @@ cdef class Solver:
             # s = ln P (AND) or ln(1 - P) (OR) from the children's cached shares: additions only. The
             # rare s ~ 0 goes through combine_*, which forms the same sum in the same order first.
             if s < -1e-290:
-                s = s - log1mexp(s)
-                if node.kind == OR_NODE:
-                    s = -s
-            elif node.kind == AND_NODE:
+                # the node's own share is -ln(1 - e^s) (-ln P(FALSE) of an AND node, -ln P(TRUE) of an
+                # OR node): one log1mexp gives both it and the log-odds
+                m = log1mexp(s)
+                v = s - m if node.kind == AND_NODE else m - s
+                node.a = BIG if v > BIG else (-BIG if v < -BIG else v)
+                node.t = -m
+                return
+            if node.kind == AND_NODE:
                 s = combine_and(&ch[0].a, k, NODE_DOUBLES)
             else:
                 s = combine_or(&ch[0].a, k, NODE_DOUBLES)
