@@ -1010,6 +1010,44 @@ _GENERATORS = {"region": GEN_REGION, "local": GEN_LOCAL}
 KO_MODES = ("none", "attacker", "defender")
 
 
+cdef double pp_scan(const ProofNode* ch, int k, bint is_or, int* best, int* seen) noexcept nogil:
+    """PP's pass over a node's k children: s = -(sum of their shares), i.e. ln P (AND) or ln(1 - P) (OR);
+    best = the child select descends into (the highest log-odds under an OR node, the lowest under an AND
+    node, the first among equals); seen |= bit v for each child's value v. Even and odd children go in
+    two lanes so that the additions and comparisons do not each wait for the last one."""
+    cdef double sign = 1.0 if is_or else -1.0     # compare sign * a: exact, and one loop for both kinds
+    cdef double s0 = ch[0].t, s1 = 0.0, b0 = sign * ch[0].a, b1 = -INFINITY, x
+    cdef int i = 2, i0 = 0, i1 = -1, bits = 1 << ch[0].value
+    if k > 1:
+        s1 = ch[1].t
+        b1 = sign * ch[1].a
+        i1 = 1
+        bits |= 1 << ch[1].value
+    while i + 1 < k:
+        x = sign * ch[i].a
+        if x > b0:
+            b0 = x
+            i0 = i
+        x = sign * ch[i + 1].a
+        if x > b1:
+            b1 = x
+            i1 = i + 1
+        s0 += ch[i].t
+        s1 += ch[i + 1].t
+        bits |= (1 << ch[i].value) | (1 << ch[i + 1].value)
+        i += 2
+    if i < k:
+        x = sign * ch[i].a
+        if x > b0:
+            b0 = x
+            i0 = i
+        s0 += ch[i].t
+        bits |= 1 << ch[i].value
+    best[0] = i1 if i1 >= 0 and (b1 > b0 or (b1 == b0 and i1 < i0)) else i0
+    seen[0] |= bits
+    return -(s0 + s1)
+
+
 @cython.final
 @cython.annotation_typing(False)
 cdef class Solver:
@@ -1588,32 +1626,22 @@ cdef class Solver:
         cdef int i, k = node.n_children
         cdef bint any_t = False, any_f = False, any_u = False
         cdef bint is_or = node.kind == OR_NODE, pp = self.method == METHOD_PP
-        cdef int best = 0
+        cdef int best = 0, seen = 0
         cdef double s, m, v, bv
         # one pass: the values, the best child (as select wants it) and PP's sum of the cached shares
-        s = 0.0
         if pp:
-            bv = ch[0].a
+            s = pp_scan(ch, k, is_or, &best, &seen)
         else:
             bv = ch[0].a if is_or else ch[0].b
-        for i in range(k):
-            if ch[i].value == V_TRUE:
-                any_t = True
-            elif ch[i].value == V_FALSE:
-                any_f = True
-            else:
-                any_u = True
-            if pp:
-                v = ch[i].a
-                if (v > bv) if is_or else (v < bv):
-                    bv = v
-                    best = i
-                s -= ch[i].t
-            else:
+            for i in range(k):
+                seen |= 1 << ch[i].value
                 v = ch[i].a if is_or else ch[i].b
                 if v < bv:
                     bv = v
                     best = i
+        any_t = (seen >> V_TRUE) & 1
+        any_f = (seen >> V_FALSE) & 1
+        any_u = (seen >> V_UNKNOWN) & 1
         node.best = node.first_child + best
         if node.kind == AND_NODE:
             node.value = V_FALSE if any_f else (V_UNKNOWN if any_u else V_TRUE)
@@ -1624,7 +1652,7 @@ cdef class Solver:
             return
         if self.method == METHOD_PP:
             # s = ln P (AND) or ln(1 - P) (OR) from the children's cached shares: additions only. The
-            # rare s ~ 0 goes through combine_*, which forms the same sum in the same order first.
+            # rare s ~ 0 goes through combine_*, which sums them again and takes ln(1 - P) another way.
             if s < -1e-290:
                 # the node's own share is -ln(1 - e^s) (-ln P(FALSE) of an AND node, -ln P(TRUE) of an
                 # OR node): one log1mexp gives both it and the log-odds
