@@ -158,6 +158,7 @@ cdef extern from *:
     double tk_log_ndtr(double t) noexcept nogil
     void tk_up(double tau, double rho, double beta_sq, double* out) noexcept nogil
     double tk_affine(double a, double x, double b) noexcept nogil
+    void prefetch "__builtin_prefetch"(const void* p) noexcept nogil
 
 
 cdef inline double clip_logodds(double x, double c) noexcept nogil:
@@ -204,6 +205,9 @@ cdef double leaf_logodds(const LeafTable* t, const uint64_t* stack) noexcept nog
             if v != NULL:
                 return v[0]
         return t.base
+    if t.mask >= 0:                     # the probes below miss the cache: start them all at once
+        for i in range(N_SIZES):
+            prefetch(&t.slots[slot_of(stack[i]) & <uint64_t>t.mask])
     # HierGaussPrior.belief: marginal of x_i, then the cavity (minus the child's message) sent down
     tau = t.tau0
     rho = t.rho0
@@ -508,10 +512,6 @@ cdef void grid_states(const BoardState* b, point_t goal_group, point_t goal, col
 cdef int GRID_OFF[N_OFFSETS]             # template point k's cell relative to the centre's, in a state grid
 for _k in range(N_OFFSETS):
     GRID_OFF[_k] = OFF_Y[_k] * GRID_WIDTH + OFF_X[_k]
-
-
-cdef extern from *:
-    void prefetch "__builtin_prefetch"(const void* p) noexcept nogil
 
 
 cdef inline uint64_t grid_raw_key(const uint8_t* grid, int centre, int role) noexcept nogil:
