@@ -207,6 +207,20 @@ def test_mobility_pp_prefers_the_or_node_with_more_children():
     assert pns.select_leaf() == 5                # ... and takes the first
 
 
+@pytest.mark.parametrize("root", ["or", "and"])
+def test_pp_descends_into_the_first_of_equally_good_children(root):
+    # ties at every position, odd and even numbers of children: the highest log-odds under an OR node,
+    # the lowest under an AND node, the first among equals
+    rng = random.Random(7)
+    for _ in range(200):
+        k = rng.randint(1, 9)
+        logodds = [float(rng.choice([-2, -1, 0, 1, 2])) for _ in range(k)]
+        s = solver_for([[["T"]]] * k, "pp", root=root, prior=lambda n: [0.0] + logodds + [0.0] * (n - 1 - k))
+        s.develop_node(0)
+        want = max(logodds) if root == "or" else min(logodds)
+        assert s.select_leaf() == 1 + logodds.index(want), logodds
+        assert s.best_child() == 1 + logodds.index(want), logodds
+
 # --- 7. Go: ladder, net, snapback, throw-in, breaker ---
 
 LADDER = """
