@@ -974,6 +974,31 @@ cdef void* grow_table(void* table, int* bits, int max_bits, size_t entry, int64_
     return bigger
 
 
+# The memos of the last solver freed, kept for the next one (as the spare node array): a search fills
+# them a page at a time, so fresh ones would cost a page fault and the kernel's zeroing per 50-80 entries.
+# A pattern memo's entries hold for any solver (a key's stack depends on its template states alone); a
+# leaf memo's entries carry the epoch of the fetch that made them, and epochs are drawn from one counter
+# for all solvers, so another solver's entries never match. Only touched with the GIL held.
+cdef LeafMemo* SPARE_MEMO = NULL
+cdef int SPARE_MEMO_BITS = 0
+cdef PatternMemo* SPARE_PMEMO = NULL
+cdef int SPARE_PMEMO_BITS = 0
+cdef uint32_t MEMO_EPOCH = 0             # the last epoch given to a fetch
+
+
+cdef void* spare_swap(void** spare, int* spare_bits, void* table, int bits) noexcept:
+    """Keep the larger of a released memo and the spare one as the spare; free the other."""
+    if table == NULL:
+        return NULL
+    if bits > spare_bits[0]:
+        free(spare[0])
+        spare[0] = table
+        spare_bits[0] = bits
+    else:
+        free(table)
+    return NULL
+
+
 def branching_logodds(m: int) -> float:
     """The log-odds of an AND leaf with m moves below it at the fixed point of P(AND) = P(OR)^m,
     P(OR) = 1 - (1 - P(AND))^m (an OR leaf's is the negative: the recursion is symmetric). A leaf that
@@ -1086,7 +1111,7 @@ cdef class Solver:
     cdef PriorKernel kernel         # the prior's table during a run (kept alive here)
     cdef const LeafTable* table     # &kernel.t, or NULL: price leaves through prior.logodds
     cdef LeafMemo* memo             # 2^MEMO_BITS leaf log-odds of `table` (see memo_logodds), or NULL
-    cdef uint32_t memo_epoch        # bumped whenever `table` is fetched: older entries are stale
+    cdef uint32_t memo_epoch        # new (MEMO_EPOCH) whenever `table` is fetched: older entries are stale
     cdef PatternMemo* pmemo         # 2^pmemo_bits pattern stacks (see pattern_stack_grid), or NULL
     cdef int memo_bits, pmemo_bits  # the memos grow with the search (grow_memos)
     # DOMAIN_TREE arrays (kept alive by the Python references below)
@@ -1160,8 +1185,9 @@ cdef class Solver:
     def __dealloc__(self):
         store_release(&self.st)
         free(self.cap)
-        free(self.memo)
-        free(self.pmemo)
+        global SPARE_MEMO_BITS, SPARE_PMEMO_BITS
+        self.memo = <LeafMemo*>spare_swap(<void**>&SPARE_MEMO, &SPARE_MEMO_BITS, self.memo, self.memo_bits)
+        self.pmemo = <PatternMemo*>spare_swap(<void**>&SPARE_PMEMO, &SPARE_PMEMO_BITS, self.pmemo, self.pmemo_bits)
 
     # --- problems ---
 
@@ -1212,10 +1238,7 @@ cdef class Solver:
             if self.cap == NULL:
                 raise MemoryError()
         if self.want_keys and self.pmemo == NULL:
-            self.pmemo = <PatternMemo*>calloc(1 << MEMO_START_BITS, sizeof(PatternMemo))
-            if self.pmemo == NULL:
-                raise MemoryError()
-            self.pmemo_bits = MEMO_START_BITS
+            self._adopt_pmemo()
         g = self.cap
         memset(self.sgrid, S_OFF, sizeof(self.sgrid))
         memset(self.delta, 0, sizeof(self.delta))
@@ -1735,15 +1758,36 @@ cdef class Solver:
             raise TypeError(f"prior.kernel() must return a PriorKernel, got {type(k).__name__}")
         self.kernel = k
         self.table = &self.kernel.t
+        global MEMO_EPOCH, SPARE_MEMO, SPARE_MEMO_BITS
         if self.memo == NULL:
-            self.memo = <LeafMemo*>calloc(1 << MEMO_START_BITS, sizeof(LeafMemo))
-            if self.memo == NULL:
-                raise MemoryError()
-            self.memo_bits = MEMO_START_BITS
-        self.memo_epoch += 1
-        if self.memo_epoch == 0:         # wrapped around: forget every entry
+            if SPARE_MEMO != NULL:
+                self.memo, self.memo_bits = SPARE_MEMO, SPARE_MEMO_BITS
+                SPARE_MEMO, SPARE_MEMO_BITS = NULL, 0
+            else:
+                self.memo = <LeafMemo*>calloc(1 << MEMO_START_BITS, sizeof(LeafMemo))
+                if self.memo == NULL:
+                    raise MemoryError()
+                self.memo_bits = MEMO_START_BITS
+        MEMO_EPOCH += 1
+        if MEMO_EPOCH == 0:              # wrapped around (after 2^32 fetches): forget every entry
             memset(self.memo, 0, (1 << self.memo_bits) * sizeof(LeafMemo))
-            self.memo_epoch = 1
+            if SPARE_MEMO != NULL:
+                memset(SPARE_MEMO, 0, (1 << SPARE_MEMO_BITS) * sizeof(LeafMemo))
+            MEMO_EPOCH = 1
+        self.memo_epoch = MEMO_EPOCH
+        return 0
+
+    cdef int _adopt_pmemo(self) except -1:
+        """A pattern memo: the spare one (its entries still hold), else a small new one."""
+        global SPARE_PMEMO, SPARE_PMEMO_BITS
+        if SPARE_PMEMO != NULL:
+            self.pmemo, self.pmemo_bits = SPARE_PMEMO, SPARE_PMEMO_BITS
+            SPARE_PMEMO, SPARE_PMEMO_BITS = NULL, 0
+            return 0
+        self.pmemo = <PatternMemo*>calloc(1 << MEMO_START_BITS, sizeof(PatternMemo))
+        if self.pmemo == NULL:
+            raise MemoryError()
+        self.pmemo_bits = MEMO_START_BITS
         return 0
 
     # --- stepwise access (tests) ---

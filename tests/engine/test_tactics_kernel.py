@@ -89,6 +89,20 @@ def test_searches_through_the_kernel_and_through_python_are_identical(name):
                (slow.value, slow.move, slow.developed, slow.generated, slow.logodds)
 
 
+def test_a_solver_reusing_the_last_ones_memos_prices_leaves_with_its_own_prior():
+    # each search takes over the memos the last one freed: another prior's log-odds must not carry over
+    models = [MODELS["hier"](), MODELS["hier_shifted"](), MODELS["beta_1"]()]
+    for model in models:
+        observed_stacks(model)
+    b = board_from_ascii(NET)
+    seen = set()
+    for model in models + models:
+        fast = tactics.solve(b, vertex(b, "E4"), params=REGION, prior=model)
+        slow = tactics.solve(b, vertex(b, "E4"), params=REGION, prior=model, kernel=False)
+        assert (fast.developed, fast.generated, fast.logodds) == (slow.developed, slow.generated, slow.logodds)
+        seen.add(fast.logodds)
+    assert len(seen) == len(models)              # the priors lead the searches apart
+
 def test_learning_through_the_kernel_matches_learning_through_python():
     fast, slow = HierGaussPrior(), HierGaussPrior()
     for picture, goal in ((NET, "E4"), (LADDER, "D4"), (BREAKER, "D4"), (NET, "E4")):
