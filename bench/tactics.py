@@ -438,8 +438,9 @@ def solve_reference(problem: Problem, name: str, params: dict) -> tuple:
     return timed_solve(problem, tactics.TacticsParams(**B2_REFERENCES[name], **params))
 
 
-def train_and_test(config: str, train: list[Problem], test: list[Problem], params: dict, passes: int,
-                   test_params: dict) -> dict:
+def train_prior(config: str, train: list[Problem], params: dict, passes: int):
+    """A B2 configuration's prior learned from searches of the training problems (the paper's §5.2: passes
+    over the problems still unsolved). Returns (prior, training problems solved, CPU seconds)."""
     kind, kw, learn, *rest = B2_CONFIGS[config]
     options = rest[0] if rest else {}
     passes = options.get("passes", passes)
@@ -463,13 +464,22 @@ def train_and_test(config: str, train: list[Problem], test: list[Problem], param
             prior._cache.clear()
     train_cpu = time.process_time() - t0
     prior.kernel()                       # the frozen model's table is built once, outside the timings
+    return prior, solved_train, train_cpu
+
+
+def train_and_test(config: str, train: list[Problem], test: list[Problem], params: dict, passes: int,
+                   test_params: dict) -> dict:
+    kind, kw, learn, *rest = B2_CONFIGS[config]
+    options = rest[0] if rest else {}
+    search, _ = config_options(options)
+    prior, solved_train, train_cpu = train_prior(config, train, params, passes)
     results = []
     p_test = tactics.TacticsParams(method="pp", **test_params, **search)
     t0 = time.process_time()
     for problem in test:
         results.append(timed_solve(problem, p_test, prior))
-    return {"config": config, "prior": kind, "prior_params": kw, "learn": learn, "options": options, "passes": passes,
-            "train_solved": solved_train,
+    return {"config": config, "prior": kind, "prior_params": kw, "learn": learn, "options": options,
+            "passes": options.get("passes", passes), "train_solved": solved_train,
             "train_cpu": round(train_cpu, 1), "test": results, "test_cpu": round(time.process_time() - t0, 1),
             "patterns": len(getattr(prior, "counts_", getattr(prior, "b_", {}))),
             "beta_sq": getattr(prior, "beta_sq", None)}
@@ -514,7 +524,8 @@ def known_true(pool, candidates: list[Problem], params: dict, path: Optional[Pat
     return [labels[p.name] for p in candidates]
 
 
-def run_b2(args, pool) -> dict:
+def b2_problems(args, pool) -> tuple[list[Problem], list[Problem]]:
+    """(candidates, the known-TRUE ones): B2's problem pool."""
     candidates = tsumego_problems(args.data, args.b2_pool, seed=args.seed + 1)
     label_params = {"move_gen": "local", "max_nodes": args.b2_label_budget, "l_max": args.l_max}
     t0 = time.time()
@@ -522,6 +533,43 @@ def run_b2(args, pool) -> dict:
     problems = [p for p, ok in zip(candidates, known) if ok]
     print(f"B2: {len(problems)} of {len(candidates)} candidate problems proved TRUE within "
           f"{args.b2_label_budget} nodes by PNS or PP ({time.time() - t0:.0f} s)", flush=True)
+    return candidates, problems
+
+
+def save_prior(args, pool) -> dict:
+    """Train one B2 configuration on every known-TRUE problem of the pool and save the prior: a model file
+    for `bps_config prior=FILE` (GTP) and B3's `--b3-prior`."""
+    from bench.speed import git_commit
+    config, regime = args.b2_configs[0], args.b2_regimes.strip()
+    candidates, problems = b2_problems(args, pool)
+    params = {"move_gen": regime, "max_nodes": args.b2_budget if regime == "region" else args.b2_local_budget,
+              "l_max": args.l_max}
+    prior, solved, cpu = train_prior(config, problems, params, args.passes)
+    search, _ = config_options(B2_CONFIGS[config][3] if len(B2_CONFIGS[config]) > 3 else {})
+    info = {"config": config, "training_params": params, "search": search, "problems": len(problems),
+            "solved": solved, "pool": len(candidates), "seed": args.seed, "commit": git_commit()}
+    prior.save(args.save_prior, info)
+    weight = search.get("branching_weight", 0.0)
+    print(f"trained {config} ({regime} generator, {params['max_nodes']} nodes) on {len(problems)} problems, "
+          f"{solved} solved while training, {cpu:.0f} CPU s; wrote {args.save_prior}\n"
+          f"use it as trained: bps_config prior={args.save_prior} move_gen={regime} branching={weight:g}", flush=True)
+    return info
+
+
+def b2_test_params(args, params: dict) -> Optional[dict]:
+    """The test queries' settings when --b2-test-budget or --b2-max-store set them apart from training's."""
+    if args.b2_test_budget is None and args.b2_max_store is None:
+        return None
+    test_params = dict(params)
+    if args.b2_test_budget is not None:
+        test_params["max_nodes"] = args.b2_test_budget
+    if args.b2_max_store is not None:
+        test_params["max_store"] = args.b2_max_store
+    return test_params
+
+
+def run_b2(args, pool) -> dict:
+    candidates, problems = b2_problems(args, pool)
     budgets = {"region": args.b2_budget, "local": args.b2_local_budget}
     regimes = [x.strip() for x in args.b2_regimes.split(",") if x.strip()]
     out = {"candidates": len(candidates), "label_budget": args.b2_label_budget, "passes": args.passes,
@@ -537,10 +585,8 @@ def run_b2(args, pool) -> dict:
         split = {"seed": split_seed, "train": len(train), "test": len(test)}
         for regime in regimes:
             params = {"move_gen": regime, "max_nodes": budgets[regime], "l_max": args.l_max}
-            test_params = None if args.b2_test_budget is None else dict(params, max_nodes=args.b2_test_budget)
-            if args.b2_max_store is not None:
-                test_params = dict(test_params or params, max_store=args.b2_max_store)
-            split[regime] = b2_regime(pool, train, test, params, args.passes, args.b2_configs, test_params)
+            split[regime] = b2_regime(pool, train, test, params, args.passes, args.b2_configs,
+                                      b2_test_params(args, params))
         out["splits"].append(split)
     if len(out["splits"]) == 1:          # one split: the record keeps its earlier layout
         out.update(out.pop("splits")[0])
@@ -769,6 +815,10 @@ def run_b3(args, pool) -> dict:
                                    ("tesuji_pns", "pns", 0.5)):
         engines[label] = [sys.executable, "-m", "gtp.tactics_commands", "--method", method, "--prior-p",
                           str(prior_p), "--budget", str(args.b3_budget), "--set", "search.max_nodes=1000"]
+    if args.b3_prior is not None:
+        engines["tesuji_pp_prior"] = [sys.executable, "-m", "gtp.tactics_commands", "--method", "pp", "--prior-p",
+                                      "0.1", "--prior", args.b3_prior, "--branching-weight", str(args.b3_branching),
+                                      "--budget", str(args.b3_budget), "--set", "search.max_nodes=1000"]
     if os.path.exists(args.gnugo):
         engines["gnugo"] = [args.gnugo, "--mode", "gtp", "--quiet"]
     labels = list(engines)
@@ -984,6 +1034,12 @@ def parse_args(argv):
     ap.add_argument("--b2-labels", type=Path, default=None,
                     help="a file that keeps the known-TRUE labels for later runs with the same candidates")
     ap.add_argument("--tag", default="", help="appended to the result file names (e.g. a variant's name)")
+    ap.add_argument("--save-prior", type=Path, default=None, metavar="FILE",
+                    help="run nothing else: train the one configuration of --b2-configs with the one generator of "
+                         "--b2-regimes on every known-TRUE problem of the B2 pool and save the leaf prior (.npz)")
+    ap.add_argument("--b3-prior", default=None, metavar="FILE",
+                    help="B3 also runs PP with this leaf prior (a --save-prior file) and --b3-branching")
+    ap.add_argument("--b3-branching", type=float, default=0.0, help="the branching weight of the --b3-prior run")
     ap.add_argument("--b3-budget", type=int, default=20_000)
     ap.add_argument("--b3-timeout", type=float, default=300.0)
     ap.add_argument("--gnugo", default="/usr/games/gnugo")
@@ -997,6 +1053,11 @@ def parse_args(argv):
                     help="run nothing: print a recorded B2 result's node speed-ups by PNS difficulty")
     args = ap.parse_args(argv)
     args.b2_configs = parse_b2_configs(ap, args.b2_configs)
+    if args.save_prior is not None:
+        if args.b2_configs is None or len(args.b2_configs) != 1 or args.b2_regimes.strip() not in ("region", "local"):
+            ap.error("--save-prior: name one configuration (--b2-configs) and one generator (--b2-regimes)")
+        if args.save_prior.suffix != ".npz":
+            ap.error(f"--save-prior: a .npz file name, got {args.save_prior}")
     if args.b2_test_budget is not None and args.b2_test_budget < 1:
         ap.error(f"--b2-test-budget: must be a positive number of nodes, got {args.b2_test_budget}")
     if args.b2_max_store is not None and args.b2_max_store < 1000:
@@ -1053,6 +1114,10 @@ def main(argv=None) -> int:
         if not (args.data / archive).exists():
             print(f"{args.data / archive} not found (set --data)", file=sys.stderr)
             return 2
+    if args.save_prior is not None:
+        with concurrent.futures.ProcessPoolExecutor(max_workers=args.workers) as pool:
+            save_prior(args, pool)
+        return 0
     RESULTS.mkdir(parents=True, exist_ok=True)
     suffix = args.suffix
     runners = {"b1": run_b1, "b3": run_b3, "b2": run_b2, "ladder": run_ladder}

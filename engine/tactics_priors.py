@@ -61,10 +61,29 @@ class PriorFileError(ValueError):
     """A prior file that cannot be used: missing, damaged, or of another kind or version."""
 
 
+def _read_prior_file(path: str | Path) -> tuple[dict, dict[str, np.ndarray]]:
+    """(metadata, arrays) of a model file; PriorFileError when it is missing or not one."""
+    try:
+        with np.load(path, allow_pickle=False) as data:
+            arrays = {k: data[k] for k in data.files}
+    except FileNotFoundError:
+        raise PriorFileError(f"no prior file {path}") from None
+    except (OSError, ValueError, zipfile.BadZipFile, EOFError) as e:
+        raise PriorFileError(f"{path} is not a prior file ({e})") from None
+    try:
+        header = json.loads(str(arrays.pop("metadata")))
+    except (KeyError, ValueError):
+        raise PriorFileError(f"{path} has no valid metadata") from None
+    if not isinstance(header, dict):
+        raise PriorFileError(f"{path} has no valid metadata")
+    return header, arrays
+
+
 class LeafPrior:
     """Base: a constant 0.5 prior that learns nothing. Subclasses override `logodds` and `observe`."""
 
     name: ClassVar[str] = ""
+    source: Optional[str] = None          # the file the model was loaded from
 
     def logodds(self, keys: np.ndarray, role: int) -> np.ndarray:
         return np.zeros(len(keys), dtype=np.float64)
@@ -137,23 +156,20 @@ class LeafPrior:
     def params(self) -> dict[str, Any]:
         return {}
 
-    def save(self, path: str | Path) -> None:
+    def save(self, path: str | Path, info: Optional[dict] = None) -> None:
+        """Write the model file; info (JSON-able: how it was trained) goes into its metadata."""
         header = {"kind": self.name, "format_version": FORMAT_VERSION, "params": self.params()}
+        if info:
+            header["info"] = info
         np.savez_compressed(path, metadata=np.array(json.dumps(header)), **self.arrays())
 
     @classmethod
     def load(cls, path: str | Path) -> "LeafPrior":
-        try:
-            with np.load(path, allow_pickle=False) as data:
-                arrays = {k: data[k] for k in data.files}
-        except FileNotFoundError:
-            raise PriorFileError(f"no prior file {path}") from None
-        except (OSError, ValueError, zipfile.BadZipFile, EOFError) as e:
-            raise PriorFileError(f"{path} is not a prior file ({e})") from None
-        try:
-            header = json.loads(str(arrays.pop("metadata")))
-        except (KeyError, ValueError):
-            raise PriorFileError(f"{path} has no valid metadata") from None
+        header, arrays = _read_prior_file(path)
+        return cls._from_file(path, header, arrays)
+
+    @classmethod
+    def _from_file(cls, path: str | Path, header: dict, arrays: dict[str, np.ndarray]) -> "LeafPrior":
         if header.get("kind") != cls.name or header.get("format_version") != FORMAT_VERSION:
             raise PriorFileError(f"{path} holds a {header.get('kind')!r} prior (version "
                                  f"{header.get('format_version')}), expected {cls.name!r} version {FORMAT_VERSION}")
@@ -162,6 +178,7 @@ class LeafPrior:
             model._set_arrays(arrays)
         except (KeyError, TypeError, ValueError) as e:
             raise PriorFileError(f"{path}: damaged {cls.name} prior ({e})") from None
+        model.source = str(path)
         return model
 
     def _set_arrays(self, arrays: dict[str, np.ndarray]) -> None:
@@ -492,3 +509,13 @@ def make_prior(name: str, **params) -> LeafPrior:
         return cls(**params)
     except TypeError as e:
         raise ValueError(f"bad parameters for the {name!r} prior: {e}") from None
+
+
+def load_prior(path: str | Path) -> LeafPrior:
+    """The leaf prior saved in a model file, of whichever kind it holds (`LeafPrior.save`)."""
+    header, arrays = _read_prior_file(path)
+    cls = PRIORS.get(header.get("kind"))
+    if cls is None:
+        raise PriorFileError(f"{path} holds an unknown kind of prior ({header.get('kind')!r}); "
+                             f"expected one of {sorted(PRIORS)}")
+    return cls._from_file(path, header, arrays)

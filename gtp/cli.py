@@ -43,14 +43,16 @@ def make_prior(p: PriorParams):
         raise ConfigError(text if text.startswith("prior.") else f"prior.model: {text}") from None
 
 
-def make_server(player, params: EngineParams, tactics_params: TacticsParams = GTP_PARAMS) -> GtpServer:
-    """Every command group around one player; any command stops pondering first. tactics_params: the
-    solver settings of `attack`, `defend` and the `bps_` commands."""
+def make_server(player, params: EngineParams, tactics_params: TacticsParams = GTP_PARAMS,
+                tactics_prior=None) -> GtpServer:
+    """Every command group around one player; any command stops pondering first. tactics_params and
+    tactics_prior (a leaf prior, None for PP's uniform one): the solver settings of `attack`, `defend`
+    and the `bps_` commands."""
     server = GtpServer()
     live_gfx = LiveGfx(player, server.write_log)
     for group in [StandardCommands(player, params.name, engine_version(), live_gfx),
                   KgsCommands(player, live_gfx), KataAnalysisCommands(player), LzAnalysisCommands(player),
-                  GoGuiCommands(), ViewCommands(player), TacticsCommands(player, tactics_params)]:
+                  GoGuiCommands(), ViewCommands(player), TacticsCommands(player, tactics_params, tactics_prior)]:
         server.add(group)
     server.before_command.append(player.stop_pondering)
     return server

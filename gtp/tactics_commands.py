@@ -16,9 +16,10 @@
   liberty threshold L and GnuGo's code for the side asked (as `attack` / `defend` print it).
 - `bps_children VERTEX [attack|defend]`: one line per first move, `D5 T p=1` (PP's root-child beliefs;
   PNS prints `pn=`/`dn=`).
-- `bps_config [prior=uniform|beta|hier] [budget=N] [method=pp|pns] [move_gen=local|region] [l_max=N]
-  [branching=W]`: change the settings (no argument: print them). `branching` is PP's branching leaf
-  term (`TacticsParams.branching_weight`, 0 off).
+- `bps_config [prior=uniform|beta|hier|FILE.npz] [budget=N] [method=pp|pns] [move_gen=local|region] [l_max=N]
+  [branching=W]`: change the settings (no argument: print them). `beta` and `hier` are untrained
+  models; FILE.npz a trained leaf prior (`python -m bench.tactics --save-prior FILE`). `branching` is
+  PP's branching leaf term (`TacticsParams.branching_weight`, 0 off).
 
 Handlers validate everything before changing anything; a bad vertex or option is a GTP error.
 """
@@ -30,7 +31,7 @@ import sys
 from typing import Optional, Sequence
 
 from engine import tactics
-from engine.tactics_priors import CALIBRATED, make_prior
+from engine.tactics_priors import CALIBRATED, PriorFileError, load_prior, make_prior
 from gtp.commands import expect_args, parse_color, parse_float, parse_int, parse_vertex
 from gtp.coords import PASS, point_to_vertex
 from gtp.protocol import CommandGroup, GtpError
@@ -45,6 +46,24 @@ GTP_PARAMS = tactics.TacticsParams(method="pp", move_gen="local", max_nodes=20_0
 MAX_BUDGET = 10_000_000
 
 
+def prior_named(name: str):
+    """The leaf prior of `bps_config prior=NAME`: None for uniform (PP's prior_p), an untrained calibrated
+    beta or hier model, or the trained model a file holds (`LeafPrior.save`, e.g. `python -m bench.tactics
+    --save-prior FILE`). GtpError when it is none of these."""
+    if name == "uniform":
+        return None
+    if name in CALIBRATED:
+        return make_prior(name, **CALIBRATED[name])
+    if not name.endswith(".npz"):
+        raise GtpError(f"unknown prior {name!r}: uniform, beta, hier or a model file (.npz)")
+    try:
+        prior = load_prior(name)
+    except PriorFileError as e:
+        raise GtpError(str(e)) from None
+    prior.kernel()                       # the C table, built once here rather than on the first query
+    return prior
+
+
 class TacticsCommands(CommandGroup):
     """`attack`, `defend`, the `bps_` commands and GnuGo's regression helpers, on the player's game."""
 
@@ -52,7 +71,8 @@ class TacticsCommands(CommandGroup):
         self.player = player
         self.params = params
         self.prior = prior
-        self.prior_name = "uniform" if prior is None else getattr(prior, "name", "custom")
+        self.prior_name = "uniform" if prior is None else (getattr(prior, "source", None)
+                                                            or getattr(prior, "name", "custom"))
         self.n_tried = 0      # trymove moves that popgo may take back
 
     @property
@@ -111,9 +131,7 @@ class TacticsCommands(CommandGroup):
             if not sep or not value:
                 raise GtpError(f"bad option {arg!r}: expected key=value")
             if key == "prior":
-                if value not in ("uniform", "beta", "hier"):
-                    raise GtpError(f"unknown prior {value!r}")
-                prior_name = value
+                prior_name, prior = value, prior_named(value)
             elif key in ("budget", "l_max"):
                 n = parse_int(value, least=1)
                 if key == "budget" and n > MAX_BUDGET:
@@ -131,8 +149,7 @@ class TacticsCommands(CommandGroup):
             raise GtpError(str(e)) from None
         self.params = params
         if prior_name is not None:
-            self.prior = None if prior_name == "uniform" else make_prior(prior_name, **CALIBRATED[prior_name])
-            self.prior_name = prior_name
+            self.prior, self.prior_name = prior, prior_name
         return ""
 
     # --- GnuGo's regression helpers ---
@@ -213,17 +230,20 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     parser.add_argument("--prior-p", type=float, default=GTP_PARAMS.prior_p, help="PP's uniform leaf prior")
     parser.add_argument("--branching-weight", type=float, default=GTP_PARAMS.branching_weight,
                         help="PP's branching leaf term (0 off; see engine.tactics.branching_logodds)")
+    parser.add_argument("--prior", default="uniform",
+                        help="PP's leaf prior, as `bps_config prior=`: uniform, beta, hier or a model file (.npz)")
     args = parser.parse_args(argv)
     try:
         engine_params = load_config(None, args.overrides)
         params = dataclasses.replace(GTP_PARAMS, max_nodes=args.budget, method=args.method,
                                      move_gen=args.move_gen, l_max=args.l_max, prior_p=args.prior_p,
                                      branching_weight=args.branching_weight)
-    except (ConfigError, ValueError) as e:
+        prior = prior_named(args.prior)
+    except (ConfigError, ValueError, GtpError) as e:
         print(f"tactics_commands: {e}", file=sys.stderr)
         return 2
     player = Player(engine_params)
-    server = make_server(player, engine_params, tactics_params=params)
+    server = make_server(player, engine_params, tactics_params=params, tactics_prior=prior)
     protocol_out = os.fdopen(os.dup(sys.stdout.fileno()), "wb")
     sys.stdout.flush()
     os.dup2(sys.stderr.fileno(), sys.stdout.fileno())   # stray prints must not corrupt the protocol

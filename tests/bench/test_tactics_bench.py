@@ -5,11 +5,12 @@ from __future__ import annotations
 import json
 from types import SimpleNamespace
 
+import numpy as np
 import pytest
 
 from bench import tactics as bt
 from engine import tactics
-from engine.tactics_priors import make_prior
+from engine.tactics_priors import load_prior, make_prior
 from tests.boards import board_from_ascii, vertex
 from tests.engine.test_tactics import LADDER, NET
 
@@ -33,7 +34,12 @@ def test_a_subset_of_configurations_is_named_in_the_file():
 @pytest.mark.parametrize("argv, message", [(["--b2-configs", "hier_cal,oracle"], "oracle"),
                                            (["--b2-configs", ","], "unknown configuration"),
                                            (["--tag", "a/b"], "--tag"),
-                                           (["--b2-test-budget", "0"], "--b2-test-budget")])
+                                           (["--b2-test-budget", "0"], "--b2-test-budget"),
+                                           (["--b2-max-store", "10"], "--b2-max-store"),
+                                           (["--save-prior", "p.npz"], "--save-prior"),
+                                           (["--save-prior", "p.npz", "--b2-configs", "hier_cal"], "--save-prior"),
+                                           (["--save-prior", "p.txt", "--b2-configs", "hier_cal", "--b2-regimes",
+                                             "local"], ".npz")])
 def test_bad_options_are_clear_errors(argv, message, capsys):
     with pytest.raises(SystemExit) as e:
         bt.parse_args(argv)
@@ -149,3 +155,27 @@ def test_the_test_queries_can_have_their_own_budget():
     assert s["train_solved"] == 1                              # trained with 3,000 nodes
     assert [n for _, n, *_ in out["per_problem"]["pns"]] == [5] and [n for _, n, *_ in s["per_problem"]] == [5]
     assert bt.parse_args(["--b2-test-budget", "500000"]).suffix == "_test500000"
+    assert bt.parse_args(["--b2-max-store", "100000000"]).suffix == "_store100000000"
+
+
+def test_the_test_queries_can_have_a_larger_store():
+    args = SimpleNamespace(b2_test_budget=None, b2_max_store=2000)
+    params = {"move_gen": "region", "max_nodes": 3000, "l_max": 8}
+    assert bt.b2_test_params(args, params) == dict(params, max_store=2000)
+    assert bt.b2_test_params(SimpleNamespace(b2_test_budget=None, b2_max_store=None), params) is None
+
+
+def test_a_trained_prior_is_saved_for_the_gtp_commands(tmp_path, monkeypatch):
+    pool = SimpleNamespace(map=lambda f, *its, **kw: list(map(f, *its)))
+    ladder, net = problem(LADDER, "D4"), problem(NET, "E4")
+    monkeypatch.setattr(bt, "b2_problems", lambda args, pool: ([ladder, net], [ladder, net]))
+    path = tmp_path / "leaf.npz"
+    args = bt.parse_args(["--save-prior", str(path), "--b2-configs", "hier_consistent_sharp2_branching",
+                          "--b2-regimes", "local", "--b2-local-budget", "3000"])
+    info = bt.save_prior(args, pool)
+    assert info["problems"] == 2 and info["solved"] >= 1 and info["search"] == {"branching_weight": 1.0}
+    prior = load_prior(path)
+    assert prior.params()["scale"] == 2.0 and prior.n_patterns() > 0
+    header = json.loads(str(np.load(path, allow_pickle=False)["metadata"]))
+    assert header["info"]["config"] == "hier_consistent_sharp2_branching"
+    assert header["info"]["training_params"] == {"move_gen": "local", "max_nodes": 3000, "l_max": 8}

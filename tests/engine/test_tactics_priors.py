@@ -9,7 +9,7 @@ import pytest
 
 from engine import tactics
 from engine.tactics import Solver, TacticsParams
-from engine.tactics_priors import (PRIORS, BetaPrior, HierGaussPrior, PriorFileError, UniformPrior,
+from engine.tactics_priors import (PRIORS, BetaPrior, HierGaussPrior, PriorFileError, UniformPrior, load_prior,
                                    make_prior)
 from tests.boards import board_from_ascii, vertex
 from tests.engine.test_tactics import BREAKER, LADDER, NET
@@ -42,9 +42,14 @@ def test_contract(name, tmp_path):
     prior.save(path)
     again = type(prior).load(path)
     assert again.logodds(keys, 0).tolist() == prior.logodds(keys, 0).tolist()
+    loaded = load_prior(path)                    # whichever kind the file holds
+    assert type(loaded) is type(prior) and loaded.params() == prior.params() and loaded.source == str(path)
+    assert loaded.logodds(keys, 0).tolist() == prior.logodds(keys, 0).tolist()
     path.write_bytes(path.read_bytes()[:50])
     with pytest.raises(PriorFileError):
         type(prior).load(path)
+    with pytest.raises(PriorFileError):
+        load_prior(path)
 
 
 def test_a_file_of_another_kind_is_rejected(tmp_path):
@@ -53,6 +58,14 @@ def test_a_file_of_another_kind_is_rejected(tmp_path):
         HierGaussPrior.load(tmp_path / "beta.npz")
     with pytest.raises(PriorFileError, match="no prior file"):
         BetaPrior.load(tmp_path / "missing.npz")
+    with pytest.raises(PriorFileError, match="no prior file"):
+        load_prior(tmp_path / "missing.npz")
+    np.savez(tmp_path / "other.npz", metadata=np.array('{"kind": "oracle", "format_version": 1}'))
+    with pytest.raises(PriorFileError, match="unknown kind of prior"):
+        load_prior(tmp_path / "other.npz")
+    np.savez(tmp_path / "list.npz", metadata=np.array('[1, 2]'))
+    with pytest.raises(PriorFileError, match="no valid metadata"):
+        load_prior(tmp_path / "list.npz")
 
 
 def test_bad_parameters_are_errors():

@@ -3,13 +3,19 @@ from __future__ import annotations
 
 import math
 import re
+import subprocess
 import sys
 
+import numpy as np
 import pytest
 
 from engine.game import Game
+from engine.tactics import Solver
+from engine.tactics_priors import HierGaussPrior
 from gtp.protocol import GtpServer
 from gtp.tactics_commands import TacticsCommands
+from tests.boards import board_from_ascii, vertex
+from tests.engine.test_tactics import LADDER
 from tests.gtp.gtpproc import GtpProcess
 
 LADDER_SGF = b"(;GM[1]FF[4]SZ[9]AB[cd][de][ee]AW[dd]PL[B])"   # White D6, Black C6 D5 E5: a ladder
@@ -54,7 +60,7 @@ def test_errors(server):
     assert reply(server, "defend D6 D7") == "? syntax error\n\n"
     assert reply(server, "popgo") == "? Stack empty.\n\n"
     assert reply(server, "trymove B D6") == "? illegal move\n\n"
-    assert reply(server, "bps_config prior=oracle") == "? unknown prior 'oracle'\n\n"
+    assert reply(server, "bps_config prior=oracle").startswith("? unknown prior 'oracle'")
     assert reply(server, "bps_config budget=0") == "? syntax error\n\n"
     assert reply(server, "bps_config method=alphabeta").startswith("? tactics.method")
     assert reply(server, "bps_config branching=-1").startswith("? tactics.branching_weight")
@@ -120,6 +126,52 @@ def test_the_command_line_settings_reach_the_solver():
     finally:
         assert proc.close() == 0, proc.stderr_text()[-2000:]
 
+
+def trained_prior_file(path):
+    """A hierarchical leaf prior trained on a solved ladder, saved as a model file."""
+    b = board_from_ascii(LADDER)
+    s = Solver("pp", keep_keys=True)
+    s.set_capture(b, vertex(b, "D4"), move_gen="local")
+    assert s.run(20_000) == "T"
+    prior = HierGaussPrior(scale=3.0)
+    prior.observe(*s.observations())
+    prior.save(path)
+    return prior
+
+
+def test_a_trained_prior_file_reaches_the_solver(server, tmp_path):
+    path = tmp_path / "ladder_prior.npz"
+    trained_prior_file(path)
+    assert reply(server, "bps_config budget=40") == "= \n\n"
+    uniform = reply(server, "bps_children D6")
+    assert reply(server, f"bps_config prior={path}") == "= \n\n"
+    assert reply(server, "bps_config").startswith(f"= prior={path} budget=40 ")
+    assert reply(server, "bps_children D6") != uniform                    # the learned leaf beliefs
+    # a missing, damaged or foreign file is a GTP error that leaves the settings as they were
+    (tmp_path / "broken.npz").write_bytes(path.read_bytes()[:60])
+    np.savez(tmp_path / "other.npz", metadata=np.array('{"kind": "oracle", "format_version": 1}'))
+    for name, message in [("missing.npz", "no prior file"), ("broken.npz", "is not a prior file"),
+                          ("other.npz", "unknown kind of prior")]:
+        text = reply(server, f"bps_config prior={tmp_path / name} budget=77")
+        assert text.startswith("? ") and message in text, text
+        assert reply(server, "bps_config").startswith(f"= prior={path} budget=40 ")
+    assert reply(server, "bps_config budget=5000") == "= \n\n"
+    assert reply(server, "attack D6") == "= 1 D7\n\n"
+
+
+def test_the_command_line_takes_a_prior_file(tmp_path):
+    path = tmp_path / "ladder_prior.npz"
+    trained_prior_file(path)
+    proc = GtpProcess([sys.executable, "-m", "gtp.tactics_commands", "--prior", str(path)])
+    try:
+        ok, text = proc.send("bps_config")
+        assert ok and text.startswith(f"prior={path} ")
+        assert proc.send("quit")[0]
+    finally:
+        assert proc.close() == 0, proc.stderr_text()[-2000:]
+    done = subprocess.run([sys.executable, "-m", "gtp.tactics_commands", "--prior", str(tmp_path / "no.npz")],
+                          input="", capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2 and "no prior file" in done.stderr and done.stdout == ""
 
 def test_ko_results_in_gnugo_format():
     # 5x5: Black B4 A3 B2, White C4 B3 D3 C2; Black C3 takes B3 by a ko capture (GnuGo's KO_A = "2")
