@@ -2,8 +2,8 @@
 
 - `attack VERTEX`: `= 1 MOVE` if the string at VERTEX can be captured with its opponent moving
   first (MOVE starts the capture), `= 0` if not. `defend VERTEX`: `= 1 MOVE` if its owner, moving
-  first, can save it, `= 0` if the string is lost anyway. These are GnuGo's answers, so GnuGo's
-  regression files (`reading.tst`: `#? [1 (S4|T5)]`) run unchanged. A success that needs a ko is
+  first, can save it, `= 0` if the string is lost anyway; a pass is `PASS`, as GnuGo prints it. These
+  are GnuGo's answers, so GnuGo's regression files (`reading.tst`: `#? [1 (S4|T5)]`) run unchanged. A success that needs a ko is
   `= 2 MOVE` (GnuGo's KO_A: the other side must make the first ko threat) or `= 3 MOVE` (KO_B: the
   side itself must make the first threat); `engine.tactics.solve_ko` explains how they are read.
 - `trymove COLOR VERTEX`, `popgo`, `increase_depths`, `decrease_depths`: the GnuGo regression
@@ -46,6 +46,12 @@ GTP_PARAMS = tactics.TacticsParams(method="pp", move_gen="local", max_nodes=20_0
 MAX_BUDGET = 10_000_000
 
 
+def gnugo_vertex(move: int, size: int) -> str:
+    """A move as GnuGo's reading commands print it: `PASS` in capitals (the regression files expect
+    `#? [2 PASS]`), a point as everywhere else."""
+    return "PASS" if move == PASS else point_to_vertex(move, size)
+
+
 def prior_named(name: str):
     """The leaf prior of `bps_config prior=NAME`: None for uniform (PP's prior_p), an untrained calibrated
     beta or hier model, or the trained model a file holds (`LeafPrior.save`, e.g. `python -m bench.tactics
@@ -85,13 +91,13 @@ class TacticsCommands(CommandGroup):
         expect_args(args, 1)
         board, point = self._string(args[0])
         code, move, _ = tactics.attack(board, point, self.params, self.prior)
-        return f"{code} {point_to_vertex(move, board.size)}" if code else "0"
+        return f"{code} {gnugo_vertex(move, board.size)}" if code else "0"
 
     def cmd_defend(self, args: Sequence[str]) -> str:
         expect_args(args, 1)
         board, point = self._string(args[0])
         code, move, _ = tactics.defend(board, point, self.params, self.prior)
-        return f"{code} {point_to_vertex(move, board.size)}" if code else "0"
+        return f"{code} {gnugo_vertex(move, board.size)}" if code else "0"
 
     # --- the solver's own view ---
 

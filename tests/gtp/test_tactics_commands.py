@@ -13,7 +13,8 @@ from engine.game import Game
 from engine.tactics import Solver
 from engine.tactics_priors import HierGaussPrior
 from gtp.protocol import GtpServer
-from gtp.tactics_commands import TacticsCommands
+from gtp.coords import PASS, vertex_to_point
+from gtp.tactics_commands import TacticsCommands, gnugo_vertex
 from tests.boards import board_from_ascii, vertex
 from tests.engine.test_tactics import LADDER
 from tests.gtp.gtpproc import GtpProcess
@@ -172,6 +173,11 @@ def test_the_command_line_takes_a_prior_file(tmp_path):
     done = subprocess.run([sys.executable, "-m", "gtp.tactics_commands", "--prior", str(tmp_path / "no.npz")],
                           input="", capture_output=True, text=True, timeout=60)
     assert done.returncode == 2 and "no prior file" in done.stderr and done.stdout == ""
+
+def test_a_pass_is_written_as_gnugo_writes_it():
+    # GnuGo prints a pass as "PASS" (its ko tests expect "#? [2 PASS]"); the solver's own commands say "pass"
+    assert gnugo_vertex(PASS, 9) == "PASS" and gnugo_vertex(vertex_to_point("D7", 9), 9) == "D7"
+
 
 def test_ko_results_in_gnugo_format():
     # 5x5: Black B4 A3 B2, White C4 B3 D3 C2; Black C3 takes B3 by a ko capture (GnuGo's KO_A = "2")
