@@ -573,7 +573,8 @@ def run_b2(args, pool) -> dict:
     budgets = {"region": args.b2_budget, "local": args.b2_local_budget}
     regimes = [x.strip() for x in args.b2_regimes.split(",") if x.strip()]
     out = {"candidates": len(candidates), "label_budget": args.b2_label_budget, "passes": args.passes,
-           "regimes": regimes, "split_seeds": [args.seed + k for k in range(args.b2_seeds)], "splits": []}
+           "regimes": regimes, "splits": [],
+           "split_seeds": args.b2_splits or [args.seed + k for k in range(args.b2_seeds)]}
     for split_seed in out["split_seeds"]:
         rng = random.Random(split_seed)
         order = list(range(len(problems)))
@@ -586,7 +587,7 @@ def run_b2(args, pool) -> dict:
         for regime in regimes:
             params = {"move_gen": regime, "max_nodes": budgets[regime], "l_max": args.l_max}
             split[regime] = b2_regime(pool, train, test, params, args.passes, args.b2_configs,
-                                      b2_test_params(args, params))
+                                      b2_test_params(args, params), args.b2_references)
         out["splits"].append(split)
     if len(out["splits"]) == 1:          # one split: the record keeps its earlier layout
         out.update(out.pop("splits")[0])
@@ -604,7 +605,8 @@ def b2_summary(splits: list[dict], regimes: list[str]) -> dict:
     """Mean and sample standard deviation over the splits of every configuration's statistics."""
     out = {}
     for regime in regimes:
-        rows = {name: [s[regime][f"{name}_stats"] for s in splits] for name in B2_REFERENCES}
+        rows = {name: [s[regime][f"{name}_stats"] for s in splits] for name in B2_REFERENCES
+                if f"{name}_stats" in splits[0][regime]}
         for config in splits[0][regime]["configs"]:
             rows[config] = [s[regime]["configs"][config] for s in splits]
         out[regime] = {}
@@ -674,12 +676,15 @@ def speedup_bands(res: list, pns: list, edges: tuple = B2_BANDS) -> list[dict]:
 
 
 def b2_regime(pool, train: list[Problem], test: list[Problem], params: dict, passes: int,
-              configs: Optional[list[str]] = None, test_params: Optional[dict] = None) -> dict:
+              configs: Optional[list[str]] = None, test_params: Optional[dict] = None,
+              references: Optional[list[str]] = None) -> dict:
     """The B2 configurations (default all) trained and tested under one move generator and node budget
-    (test_params: another budget for the test queries)."""
+    (test_params: another budget for the test queries), with the reference solvers (default all; PNS
+    always)."""
     test_params = params if test_params is None else test_params
+    references = list(B2_REFERENCES) if references is None else references
     refs = {name: list(pool.map(solve_reference, test, [name] * len(test), [test_params] * len(test)))
-            for name in B2_REFERENCES}
+            for name in references}
     pns = refs["pns"]
     out = {"params": params, "test_params": test_params, "configs": {},
            "per_problem": {"names": [p.name for p in test], **refs}}
@@ -689,12 +694,12 @@ def b2_regime(pool, train: list[Problem], test: list[Problem], params: dict, pas
     configs = list(B2_CONFIGS) if configs is None else configs
     runs = list(pool.map(train_and_test, configs, [train] * len(configs), [test] * len(configs),
                          [params] * len(configs), [passes] * len(configs), [test_params] * len(configs)))
-    branching = out["pp_branching_stats"]
     print(f"B2 {params['move_gen']} generator: {len(train)} train / {len(test)} test problems, budget "
-          f"{params['max_nodes']} nodes (test {test_params['max_nodes']}): PNS solves {out['pns_solved']}, "
-          f"PP(0.5) {out['pp_uniform_solved']}, PP(0.1) {out['pp_uniform_low_solved']}, PP with branching leaf "
-          f"priors {out['pp_branching_solved']} (speed-up {_f(branching['speedup_mean'])}, geo "
-          f"{_f(branching['speedup_geomean'])})")
+          f"{params['max_nodes']} nodes (test {test_params['max_nodes']}): "
+          + ", ".join(f"{name} solves {out[f'{name}_solved']}"
+                      + (f" (speed-up {_f(out[f'{name}_stats']['speedup_mean'])}, geo "
+                         f"{_f(out[f'{name}_stats']['speedup_geomean'])})" if name != "pns" else "")
+                      for name in refs))
     for run in runs:
         res = run.pop("test")
         s = dict(run, **run_stats(res), **against_pns(res, pns), per_problem=res)
@@ -1028,6 +1033,11 @@ def parse_args(argv):
                          "48 bytes a node: a million-node budget with the region generator wants about 10^8)")
     ap.add_argument("--passes", type=int, default=2)
     ap.add_argument("--b2-seeds", type=int, default=1, help="train/test splits (seeds --seed, --seed + 1, ...)")
+    ap.add_argument("--b2-splits", default=None, metavar="S,S,...",
+                    help="the splits' seeds, instead of --b2-seeds (the pool is still drawn from --seed): "
+                         "runs of one split each can share a machine")
+    ap.add_argument("--b2-references", default=None, metavar="NAMES",
+                    help=f"comma-separated reference solvers (default all; pns always): {', '.join(B2_REFERENCES)}")
     ap.add_argument("--b2-regimes", default="region,local", help="comma-separated move generators: region, local")
     ap.add_argument("--b2-configs", default=None,
                     help=f"comma-separated B2 prior configurations (default all): {', '.join(B2_CONFIGS)}")
@@ -1053,6 +1063,19 @@ def parse_args(argv):
                     help="run nothing: print a recorded B2 result's node speed-ups by PNS difficulty")
     args = ap.parse_args(argv)
     args.b2_configs = parse_b2_configs(ap, args.b2_configs)
+    if args.b2_splits is not None:
+        try:
+            args.b2_splits = sorted({int(x) for x in args.b2_splits.split(",") if x.strip()})
+        except ValueError:
+            ap.error(f"--b2-splits: comma-separated integers, got {args.b2_splits!r}")
+        if not args.b2_splits:
+            ap.error("--b2-splits: name at least one split seed")
+    if args.b2_references is not None:
+        names = {x.strip() for x in args.b2_references.split(",") if x.strip()}
+        if not names <= set(B2_REFERENCES):
+            ap.error(f"--b2-references: unknown reference(s) {sorted(names - set(B2_REFERENCES))}; "
+                     f"choose from {', '.join(B2_REFERENCES)}")
+        args.b2_references = [name for name in B2_REFERENCES if name in names | {"pns"}]
     if args.save_prior is not None:
         if args.b2_configs is None or len(args.b2_configs) != 1 or args.b2_regimes.strip() not in ("region", "local"):
             ap.error("--save-prior: name one configuration (--b2-configs) and one generator (--b2-regimes)")
@@ -1065,12 +1088,16 @@ def parse_args(argv):
     if args.tag and not re.fullmatch(r"[A-Za-z0-9_.-]+", args.tag):
         ap.error(f"--tag: letters, digits, '_', '-' and '.' only, got {args.tag!r}")
     args.suffix = "_quick" if args.quick else ""
-    if args.b2_seeds > 1:                # several splits, or fewer regimes: a record of its own
+    if args.b2_splits:
+        args.suffix += "_splits" + "-".join(map(str, args.b2_splits))
+    elif args.b2_seeds > 1:              # several splits, or fewer regimes: a record of its own
         args.suffix += f"_{args.b2_seeds}seeds"
     if args.b2_regimes != "region,local":
         args.suffix += "_" + "_".join(x.strip() for x in args.b2_regimes.split(",") if x.strip())
     if args.b2_configs is not None:      # a subset of the configurations: the names go into the file name
         args.suffix += "_" + "-".join(args.b2_configs)
+    if args.b2_references is not None and args.b2_references != list(B2_REFERENCES):
+        args.suffix += "_refs-" + "-".join(args.b2_references)
     if args.b2_test_budget is not None:
         args.suffix += f"_test{args.b2_test_budget}"
     if args.b2_max_store is not None:

@@ -36,6 +36,8 @@ def test_a_subset_of_configurations_is_named_in_the_file():
                                            (["--tag", "a/b"], "--tag"),
                                            (["--b2-test-budget", "0"], "--b2-test-budget"),
                                            (["--b2-max-store", "10"], "--b2-max-store"),
+                                           (["--b2-splits", "4,x"], "--b2-splits"),
+                                           (["--b2-references", "pns,oracle"], "oracle"),
                                            (["--save-prior", "p.npz"], "--save-prior"),
                                            (["--save-prior", "p.npz", "--b2-configs", "hier_cal"], "--save-prior"),
                                            (["--save-prior", "p.txt", "--b2-configs", "hier_cal", "--b2-regimes",
@@ -179,3 +181,15 @@ def test_a_trained_prior_is_saved_for_the_gtp_commands(tmp_path, monkeypatch):
     header = json.loads(str(np.load(path, allow_pickle=False)["metadata"]))
     assert header["info"]["config"] == "hier_consistent_sharp2_branching"
     assert header["info"]["training_params"] == {"move_gen": "local", "max_nodes": 3000, "l_max": 8}
+
+
+def test_splits_and_references_can_be_chosen():
+    args = bt.parse_args(["--b2-splits", "6,4", "--b2-references", "pp_branching", "--b2-configs", "hier_0obs"])
+    assert args.b2_splits == [4, 6] and args.b2_references == ["pns", "pp_branching"]      # PNS always
+    assert args.suffix == "_splits4-6_hier_0obs_refs-pns-pp_branching"
+    assert bt.parse_args(["--b2-references", ",".join(bt.B2_REFERENCES)]).suffix == ""
+    pool = SimpleNamespace(map=lambda f, *its, **kw: list(map(f, *its)))
+    out = bt.b2_regime(pool, [problem(LADDER, "D4")], [problem(NET, "E4")],
+                       {"move_gen": "local", "max_nodes": 500, "l_max": 8}, 1, ["hier_0obs"], None, ["pns"])
+    assert set(out["per_problem"]) == {"names", "pns"} and "pp_uniform_solved" not in out
+    assert bt.b2_summary([{"local": out}, {"local": out}], ["local"])["local"].keys() == {"pns", "hier_0obs"}
