@@ -2070,7 +2070,8 @@ class Result:
                                  # 1 or 0 only; a spent budget counts as "not captured")
     ko: str = "none"             # the game whose search gave `move`: who could retake a ko at once
     ko_banned: tuple = (0, 0)    # ko retakes banned by simple ko, attacker's and defender's (last search)
-    games: list = field(default_factory=list)  # solve_ko: (ko, value, developed) per game searched
+    games: list = field(default_factory=list)  # solve_ko: (ko, value, developed) per game searched, and
+                                               # ("board move", value, developed) for a pass's replacement
 
 
 # GnuGo's reading results (engine/liberty.h), as its GTP `attack` / `defend` print them
@@ -2165,7 +2166,10 @@ def solve_ko(Board position not None, goal: int, *, attack: bool = True,
     side may not take that ko back, and the komaster may take another ko only if it is nested (the
     captured stone diagonal to the last one). The second search is skipped when the first one met no
     ko retake of that side (it would be the same search). A spent budget counts as "not captured",
-    except that KO_B, a success claimed through a ko, needs the second search to prove it."""
+    except that KO_B, a success claimed through a ko, needs the second search to prove it. When the
+    game that proved a success did so with a pass (the defender may pass; GnuGo's reading names the
+    move that fights the ko), the rest of the budget looks for a board move that succeeds there too
+    (`_board_move_instead_of_pass`); the pass stays when none is proved."""
     first = solve(position, goal, attack=attack, params=params, prior=prior)
     captured = first.value == "T"
     succeeded = captured == attack
@@ -2191,9 +2195,46 @@ def solve_ko(Board position not None, goal: int, *, attack: bool = True,
         source, move = first, first.move
     else:
         source, move = second, second.move
+    spent = sum(n for _, _, n in games)
+    if move == PASS and code != LOSE and spent < params.max_nodes:
+        move, extra = _board_move_instead_of_pass(position, goal, attack, source, params, prior,
+                                                  params.max_nodes - spent)
+        games.append(("board move", ("T" if attack else "F") if move != PASS else "U", extra))
     return dataclasses.replace(first, move=move, developed=sum(n for _, _, n in games), code=code,
                                ko=source.ko, games=games,
                                seconds=first.seconds + (second.seconds if second is not first else 0.0))
+
+
+def _board_move_instead_of_pass(Board position, goal: int, attack: bool, source: Result, params: TacticsParams,
+                                prior, budget: int, tries: int = 3) -> tuple:
+    """(move, nodes): a board move that succeeds in the game where `source` succeeded with a pass (a
+    side that may pass proves its first proof with it, while GnuGo's reading names the move that fights
+    the ko). The search's root children other than the pass, the side's favourites first, each checked
+    from the position after it with the other side to move, `tries` at most, the budget shared. PASS
+    when none is proved."""
+    solver = last_search(position, goal, source, params, attack=attack, prior=prior)
+    mover = (BLACK + WHITE - position.color_at(goal)) if attack else position.color_at(goal)
+    sign = -1.0 if attack else 1.0      # the attacker wants a high belief in the capture, the defender a low one
+    children = [c for c in solver.children(0) if c["move"] != PASS and c["value"] != ("F" if attack else "T")]
+    children.sort(key=lambda c: sign * c.get("p", 0.5))
+    spent = 0
+    for c in children[:tries]:
+        share = (budget - spent) // max(1, min(tries, len(children)) - children.index(c))
+        if share < 1:
+            break
+        after = position.copy()
+        try:
+            after.play(c["move"], mover)
+        except ValueError:
+            continue
+        if after.color_at(goal) not in (BLACK, WHITE):
+            return c["move"], spent     # the move itself captured the string
+        r = solve(after, goal, attack=not attack, params=dataclasses.replace(params, max_nodes=share), prior=prior,
+                  ko=source.ko)
+        spent += r.developed
+        if r.value == ("T" if attack else "F"):
+            return c["move"], spent
+    return PASS, spent
 
 
 def attack(Board position not None, goal: int, params: TacticsParams = TacticsParams(), prior=None):

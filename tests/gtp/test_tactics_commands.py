@@ -2,19 +2,24 @@
 from __future__ import annotations
 
 import math
+import os
 import re
 import subprocess
 import sys
+import tarfile
+from pathlib import Path
 
 import numpy as np
 import pytest
 
+from bench import tactics as bt
+from engine import tactics
 from engine.game import Game
 from engine.tactics import Solver
 from engine.tactics_priors import HierGaussPrior
 from gtp.protocol import GtpServer
 from gtp.coords import PASS, vertex_to_point
-from gtp.tactics_commands import TacticsCommands, gnugo_vertex
+from gtp.tactics_commands import GTP_PARAMS, TacticsCommands, gnugo_vertex
 from tests.boards import board_from_ascii, vertex
 from tests.engine.test_tactics import LADDER
 from tests.gtp.gtpproc import GtpProcess
@@ -178,6 +183,24 @@ def test_a_pass_is_written_as_gnugo_writes_it():
     # GnuGo prints a pass as "PASS" (its ko tests expect "#? [2 PASS]"); the solver's own commands say "pass"
     assert gnugo_vertex(PASS, 9) == "PASS" and gnugo_vertex(vertex_to_point("D7", 9), 9) == "D7"
 
+
+GNUGO_REGRESSION = Path(os.environ.get("TESUJI_DATA", Path(__file__).resolve().parents[3] / "shared" / "data")) \
+    / "gnugo_regression.tar.xz"
+
+
+@pytest.mark.parametrize("number, expected", [("81", r"3 (C1|C2)"), ("226", r"2 PASS")])
+def test_a_ko_defence_names_the_ko_move_unless_passing_is_the_answer(number, expected):
+    # reading.tst 81: the defence that passes succeeds only because the defender may then retake the ko
+    # at once; GnuGo names the move that fights the ko (C1 or C2). 226: the ko was just taken, so the
+    # defence is a pass (a threat elsewhere)
+    if not GNUGO_REGRESSION.exists():
+        pytest.skip(f"{GNUGO_REGRESSION} is absent (set TESUJI_DATA to the directory holding the archives)")
+    with tarfile.open(GNUGO_REGRESSION) as tar:
+        case = next(c for c in bt.read_tst(tar.extractfile("regression/reading.tst").read().decode())
+                    if c.number == number)
+        board = bt.tst_position(tar, case)
+    r = tactics.solve_ko(board, bt.parse_vertex(board, case.vertex), attack=False, params=GTP_PARAMS)
+    assert re.fullmatch(expected, f"{r.code} {gnugo_vertex(r.move, board.size)}"), r
 
 def test_ko_results_in_gnugo_format():
     # 5x5: Black B4 A3 B2, White C4 B3 D3 C2; Black C3 takes B3 by a ko capture (GnuGo's KO_A = "2")
