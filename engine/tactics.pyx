@@ -2218,8 +2218,9 @@ def _board_move_instead_of_pass(Board position, goal: int, attack: bool, source:
     children = [c for c in solver.children(0) if c["move"] != PASS and c["value"] != ("F" if attack else "T")]
     children.sort(key=lambda c: sign * c.get("p", 0.5))
     spent = 0
-    for c in children[:tries]:
-        share = (budget - spent) // max(1, min(tries, len(children)) - children.index(c))
+    candidates = children[:tries]
+    for k, c in enumerate(candidates):
+        share = (budget - spent) // (len(candidates) - k)
         if share < 1:
             break
         after = position.copy()
