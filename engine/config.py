@@ -15,10 +15,11 @@ from typing import Any, Iterable, Optional
 
 import yaml
 
-from engine.params import EngineParams, GtpParams, PlayoutParams, PriorParams, SearchParams, TimeParams
+from engine.params import (EngineParams, GtpParams, PlayoutParams, PriorParams, ReadingParams, SearchParams,
+                           TimeParams)
 
 SECTIONS = {"search": SearchParams, "playout": PlayoutParams, "time": TimeParams, "prior": PriorParams,
-            "gtp": GtpParams}
+            "gtp": GtpParams, "reading": ReadingParams}
 
 
 class ConfigError(ValueError):
@@ -81,9 +82,12 @@ BOUNDS: dict[str, Bound] = {
     "gtp.analyze_interval": Bound(1, 6000),      # 10 ms .. 1 min
     "gtp.live_gfx_interval": Bound(0.05, 60),
     "gtp.view_playouts": NON_NEGATIVE,
+    "reading.method": Bound(choices=("pp", "pns")),
+    "reading.budget": Bound(1, 10_000_000),
+    "reading.branching": NON_NEGATIVE,
 }
 # Names are checked against the prior registry where priors are built; engine/ does not import priors/.
-NON_EMPTY = ("name", "prior.name")
+NON_EMPTY = ("name", "prior.name", "reading.prior")
 
 
 def load_config(path: Optional[str], overrides: Iterable[str] = ()) -> EngineParams:

@@ -73,11 +73,20 @@ class GtpParams:
 
 
 @dataclass(frozen=True)
+class ReadingParams:                 # the tactical solver behind GnuGo's reading commands (attack, defend, bps_*)
+    method: str = "pp"               # pp (Bayesian proof search) or pns (proof-number search)
+    budget: int = 20_000             # nodes per query
+    prior: str = "uniform"           # PP's leaf prior: uniform, beta, hier, or a trained model file (.npz)
+    branching: float = 0.0           # PP's branching leaf term (engine.tactics.branching_logodds); 0 is off
+
+
+@dataclass(frozen=True)
 class EngineParams:
     search: SearchParams = field(default_factory=SearchParams)
     playout: PlayoutParams = field(default_factory=PlayoutParams)
     time: TimeParams = field(default_factory=TimeParams)
     prior: PriorParams = field(default_factory=PriorParams)
     gtp: GtpParams = field(default_factory=GtpParams)
+    reading: ReadingParams = field(default_factory=ReadingParams)
     data_dir: str = "../shared/data"   # where the expert game archives are read from
     name: str = "Tesuji"               # GTP name

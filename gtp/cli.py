@@ -7,20 +7,21 @@ because kgsGtp and other controllers drop an engine that prints stray text.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import os
 import sys
 from typing import Optional, Sequence
 
 import engine
 from engine.config import ConfigError, load_config
-from engine.params import EngineParams, PriorParams
+from engine.params import EngineParams, PriorParams, ReadingParams
 from engine.tactics import TacticsParams
 from gtp.analysis import KataAnalysisCommands, LzAnalysisCommands
 from gtp.commands import StandardCommands
 from gtp.gogui import GoGuiCommands, LiveGfx, ViewCommands
 from gtp.kgs import KgsCommands
-from gtp.protocol import GtpServer
-from gtp.tactics_commands import GTP_PARAMS, TacticsCommands
+from gtp.protocol import GtpError, GtpServer
+from gtp.tactics_commands import GTP_PARAMS, TacticsCommands, prior_named
 
 EXIT_CONFIG = 2
 EXIT_NOT_BUILT = 3
@@ -43,6 +44,18 @@ def make_prior(p: PriorParams):
         raise ConfigError(text if text.startswith("prior.") else f"prior.model: {text}") from None
 
 
+def reading_settings(p: ReadingParams) -> tuple[TacticsParams, object]:
+    """The solver settings and leaf prior of the `reading:` section (GTP_PARAMS otherwise)."""
+    try:
+        settings = dataclasses.replace(GTP_PARAMS, method=p.method, max_nodes=p.budget, branching_weight=p.branching)
+    except ValueError as e:
+        raise ConfigError(f"reading: {e}") from None
+    try:
+        return settings, prior_named(p.prior)
+    except GtpError as e:
+        raise ConfigError(f"reading.prior: {e}") from None
+
+
 def make_server(player, params: EngineParams, tactics_params: TacticsParams = GTP_PARAMS,
                 tactics_prior=None) -> GtpServer:
     """Every command group around one player; any command stops pondering first. tactics_params and
@@ -61,8 +74,9 @@ def make_server(player, params: EngineParams, tactics_params: TacticsParams = GT
 def run_gtp(params: EngineParams) -> int:
     from engine.player import Player
 
+    settings, reading_prior = reading_settings(params.reading)
     player = Player(params, prior=make_prior(params.prior))
-    server = make_server(player, params)
+    server = make_server(player, params, settings, reading_prior)
     protocol_out = os.fdopen(os.dup(sys.stdout.fileno()), "wb")
     sys.stdout.flush()
     os.dup2(sys.stderr.fileno(), sys.stdout.fileno())

@@ -218,8 +218,8 @@ class TacticsCommands(CommandGroup):
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
     """`python -m gtp.tactics_commands [--budget N] [--method pp|pns] ... [--set key=value ...]`: the
-    engine's GTP server with the solver settings given here (`tesuji gtp` uses GTP_PARAMS), for running
-    GnuGo's regression files with each of them."""
+    engine's GTP server with the solver settings given here (`tesuji gtp` takes GTP_PARAMS with the
+    config's `reading:` section), for running GnuGo's regression files with each of them."""
     import argparse
     import os
 

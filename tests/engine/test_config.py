@@ -104,6 +104,10 @@ def test_apply_override_returns_a_new_object():
     ("search:\n  n_threads: [1, 2]\n", "search.n_threads: expected an integer"),
     ("search: [1, 2]\n", "search: expected a mapping"),
     ("playout:\n  max_moves: 5000\n", "playout.max_moves: must be <= 1000"),
+    ("reading:\n  method: alphabeta\n", "reading.method: must be one of pp, pns"),
+    ("reading:\n  budget: 0\n", "reading.budget: must be >= 1"),
+    ("reading:\n  branching: -1\n", "reading.branching: must be >= 0"),
+    ("reading:\n  prior: ''\n", "reading.prior: must not be empty"),
 ])
 def test_bad_files_name_the_key(tmp_path, yaml_text, message):
     with pytest.raises(ConfigError, match="^" + message.replace(".", r"\.").replace("[", r"\[")):
@@ -153,6 +157,8 @@ def run_cli(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess:
     (["gtp", "--set", "search.n_thread=2"], "tesuji: search.n_thread: unknown key"),
     (["gtp", "--config", "/nonexistent/tesuji.yaml"], "tesuji: /nonexistent/tesuji.yaml: cannot read config file"),
     (["gtp", "--set", "playout.capture_rate=300"], "tesuji: playout.capture_rate: must be <= 100"),
+    (["gtp", "--set", "reading.prior=/nonexistent/leaf.npz"], "tesuji: reading.prior: no prior file"),
+    (["gtp", "--set", "reading.prior=oracle"], "tesuji: reading.prior: unknown prior 'oracle'"),
 ])
 def test_cli_bad_config_is_one_line_and_exit_2(args, message):
     result = run_cli(*args)

@@ -202,6 +202,18 @@ def test_a_ko_defence_names_the_ko_move_unless_passing_is_the_answer(number, exp
     r = tactics.solve_ko(board, bt.parse_vertex(board, case.vertex), attack=False, params=GTP_PARAMS)
     assert re.fullmatch(expected, f"{r.code} {gnugo_vertex(r.move, board.size)}"), r
 
+def test_the_engine_config_sets_the_reading_commands(tmp_path):
+    path = tmp_path / "ladder_prior.npz"
+    trained_prior_file(path)
+    proc = GtpProcess([sys.executable, "-m", "gtp.cli", "gtp", "--set", "reading.method=pns", "reading.budget=700",
+                       f"reading.prior={path}", "reading.branching=0.5"])
+    try:
+        ok, text = proc.send("bps_config")
+        assert ok and text == f"prior={path} budget=700 method=pns move_gen=local l_max=5 branching=0.5"
+        assert proc.send("quit")[0]
+    finally:
+        assert proc.close() == 0, proc.stderr_text()[-2000:]
+
 def test_ko_results_in_gnugo_format():
     # 5x5: Black B4 A3 B2, White C4 B3 D3 C2; Black C3 takes B3 by a ko capture (GnuGo's KO_A = "2")
     player = StubPlayer()
