@@ -408,6 +408,8 @@ B2_CONFIGS = {
     "hier_consistent_sharp2_branching": ("hier", {"scale": 2.0}, "consistent", {"branching_weight": 1.0}),
     "hier_consistent_sharp3_branching": ("hier", {"scale": 3.0}, "consistent", {"branching_weight": 1.0}),
     "hier_consistent_sharp2_branching2": ("hier", {"scale": 2.0}, "consistent", {"branching_weight": 2.0}),
+    "hier_consistent_sharp2_clip4_branching": ("hier", {"scale": 2.0, "clip": 4.0}, "consistent",
+                                               {"branching_weight": 1.0}),
     "hier_0obs_branching": ("hier", {}, True, {"branching_weight": 1.0}),
 }
 SEARCH_OPTIONS = ("branching_weight",)   # training options that are TacticsParams settings of every search
