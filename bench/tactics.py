@@ -555,7 +555,9 @@ def save_prior(args, pool) -> dict:
     weight = search.get("branching_weight", 0.0)
     print(f"trained {config} ({regime} generator, {params['max_nodes']} nodes) on {len(problems)} problems, "
           f"{solved} solved while training, {cpu:.0f} CPU s; wrote {args.save_prior}\n"
-          f"use it as trained: bps_config prior={args.save_prior} move_gen={regime} branching={weight:g}", flush=True)
+          f"use it as trained: bps_config prior={args.save_prior} move_gen={regime} branching={weight:g}"
+          + (f" (tesuji gtp --set reading.prior={args.save_prior} reading.branching={weight:g})"
+             if regime == "local" else ""), flush=True)
     return info
 
 
