@@ -986,17 +986,31 @@ cdef int SPARE_PMEMO_BITS = 0
 cdef uint32_t MEMO_EPOCH = 0             # the last epoch given to a fetch
 
 
-cdef void* spare_swap(void** spare, int* spare_bits, void* table, int bits) noexcept:
+cdef void spare_give(void** spare, int* spare_bits, void* table, int bits) noexcept:
     """Keep the larger of a released memo and the spare one as the spare; free the other."""
     if table == NULL:
-        return NULL
+        return
     if bits > spare_bits[0]:
         free(spare[0])
         spare[0] = table
         spare_bits[0] = bits
     else:
         free(table)
-    return NULL
+
+
+cdef void* spare_take(void** spare, int* spare_bits, size_t entry, int* bits) except? NULL:
+    """A memo for a solver: the spare one, else a new one of 2^MEMO_START_BITS entries (bits: its size)."""
+    cdef void* table = spare[0]
+    if table != NULL:
+        bits[0] = spare_bits[0]
+        spare[0] = NULL
+        spare_bits[0] = 0
+        return table
+    table = calloc(1 << MEMO_START_BITS, entry)
+    if table == NULL:
+        raise MemoryError()
+    bits[0] = MEMO_START_BITS
+    return table
 
 
 def branching_logodds(m: int) -> float:
@@ -1185,9 +1199,10 @@ cdef class Solver:
     def __dealloc__(self):
         store_release(&self.st)
         free(self.cap)
-        global SPARE_MEMO_BITS, SPARE_PMEMO_BITS
-        self.memo = <LeafMemo*>spare_swap(<void**>&SPARE_MEMO, &SPARE_MEMO_BITS, self.memo, self.memo_bits)
-        self.pmemo = <PatternMemo*>spare_swap(<void**>&SPARE_PMEMO, &SPARE_PMEMO_BITS, self.pmemo, self.pmemo_bits)
+        spare_give(<void**>&SPARE_MEMO, &SPARE_MEMO_BITS, self.memo, self.memo_bits)
+        spare_give(<void**>&SPARE_PMEMO, &SPARE_PMEMO_BITS, self.pmemo, self.pmemo_bits)
+        self.memo = NULL
+        self.pmemo = NULL
 
     # --- problems ---
 
@@ -1238,7 +1253,8 @@ cdef class Solver:
             if self.cap == NULL:
                 raise MemoryError()
         if self.want_keys and self.pmemo == NULL:
-            self._adopt_pmemo()
+            self.pmemo = <PatternMemo*>spare_take(<void**>&SPARE_PMEMO, &SPARE_PMEMO_BITS, sizeof(PatternMemo),
+                                                  &self.pmemo_bits)
         g = self.cap
         memset(self.sgrid, S_OFF, sizeof(self.sgrid))
         memset(self.delta, 0, sizeof(self.delta))
@@ -1647,7 +1663,7 @@ cdef class Solver:
     cdef void recompute(self, ProofNode* node) noexcept nogil:
         cdef ProofNode* ch = &self.st.nodes[node.first_child]
         cdef int i, k = node.n_children
-        cdef bint any_t = False, any_f = False, any_u = False
+        cdef bint any_t, any_f, any_u
         cdef bint is_or = node.kind == OR_NODE, pp = self.method == METHOD_PP
         cdef int best = 0, seen = 0
         cdef double s, m, v, bv
@@ -1758,16 +1774,9 @@ cdef class Solver:
             raise TypeError(f"prior.kernel() must return a PriorKernel, got {type(k).__name__}")
         self.kernel = k
         self.table = &self.kernel.t
-        global MEMO_EPOCH, SPARE_MEMO, SPARE_MEMO_BITS
+        global MEMO_EPOCH
         if self.memo == NULL:
-            if SPARE_MEMO != NULL:
-                self.memo, self.memo_bits = SPARE_MEMO, SPARE_MEMO_BITS
-                SPARE_MEMO, SPARE_MEMO_BITS = NULL, 0
-            else:
-                self.memo = <LeafMemo*>calloc(1 << MEMO_START_BITS, sizeof(LeafMemo))
-                if self.memo == NULL:
-                    raise MemoryError()
-                self.memo_bits = MEMO_START_BITS
+            self.memo = <LeafMemo*>spare_take(<void**>&SPARE_MEMO, &SPARE_MEMO_BITS, sizeof(LeafMemo), &self.memo_bits)
         MEMO_EPOCH += 1
         if MEMO_EPOCH == 0:              # wrapped around (after 2^32 fetches): forget every entry
             memset(self.memo, 0, (1 << self.memo_bits) * sizeof(LeafMemo))
@@ -1775,19 +1784,6 @@ cdef class Solver:
                 memset(SPARE_MEMO, 0, (1 << SPARE_MEMO_BITS) * sizeof(LeafMemo))
             MEMO_EPOCH = 1
         self.memo_epoch = MEMO_EPOCH
-        return 0
-
-    cdef int _adopt_pmemo(self) except -1:
-        """A pattern memo: the spare one (its entries still hold), else a small new one."""
-        global SPARE_PMEMO, SPARE_PMEMO_BITS
-        if SPARE_PMEMO != NULL:
-            self.pmemo, self.pmemo_bits = SPARE_PMEMO, SPARE_PMEMO_BITS
-            SPARE_PMEMO, SPARE_PMEMO_BITS = NULL, 0
-            return 0
-        self.pmemo = <PatternMemo*>calloc(1 << MEMO_START_BITS, sizeof(PatternMemo))
-        if self.pmemo == NULL:
-            raise MemoryError()
-        self.pmemo_bits = MEMO_START_BITS
         return 0
 
     # --- stepwise access (tests) ---
@@ -2209,15 +2205,16 @@ def _board_move_instead_of_pass(Board position, goal: int, attack: bool, source:
                                 prior, budget: int, tries: int = 3) -> tuple:
     """(move, nodes): a board move that succeeds in the game where `source` succeeded with a pass (a
     side that may pass proves its first proof with it, while GnuGo's reading names the move that fights
-    the ko). The search's root children other than the pass, the side's favourites first, each checked
-    from the position after it with the other side to move, `tries` at most, the budget shared. PASS
-    when none is proved."""
-    solver = last_search(position, goal, source, params, attack=attack, prior=prior)
+    the ko). The search's root children other than the pass (its last search run again: solve keeps no
+    tree), the side's favourites first, each checked from the position after it with the other side to
+    move, `tries` at most, sharing what the budget has left. PASS when none is proved; the nodes count
+    the search run again."""
+    solver = last_search(position, goal, source, params, attack=attack, prior=prior)   # its tree, again
     mover = (BLACK + WHITE - position.color_at(goal)) if attack else position.color_at(goal)
     sign = -1.0 if attack else 1.0      # the attacker wants a high belief in the capture, the defender a low one
     children = [c for c in solver.children(0) if c["move"] != PASS and c["value"] != ("F" if attack else "T")]
     children.sort(key=lambda c: sign * c.get("p", 0.5))
-    spent = 0
+    spent = solver.n_developed
     candidates = children[:tries]
     for k, c in enumerate(candidates):
         share = (budget - spent) // (len(candidates) - k)
