@@ -67,7 +67,7 @@ import tempfile
 import time
 from collections import Counter
 from pathlib import Path
-from typing import Optional
+from typing import Any, Optional
 
 import numpy as np
 
@@ -415,6 +415,12 @@ B2_CONFIGS = {
 SEARCH_OPTIONS = ("branching_weight",)   # training options that are TacticsParams settings of every search
 
 
+def config_parts(config: str) -> tuple[str, dict, Any, dict]:
+    """(prior kind, its parameters, learn mode, options) of a B2 configuration (options {} when it has none)."""
+    kind, kw, learn, *rest = B2_CONFIGS[config]
+    return kind, kw, learn, rest[0] if rest else {}
+
+
 def config_options(options: dict) -> tuple[dict, dict]:
     """A B2 configuration's options split into TacticsParams settings and tactics.solve arguments
     (`passes` is neither)."""
@@ -444,8 +450,7 @@ def solve_reference(problem: Problem, name: str, params: dict) -> tuple:
 def train_prior(config: str, train: list[Problem], params: dict, passes: int):
     """A B2 configuration's prior learned from searches of the training problems (the paper's §5.2: passes
     over the problems still unsolved). Returns (prior, training problems solved, CPU seconds)."""
-    kind, kw, learn, *rest = B2_CONFIGS[config]
-    options = rest[0] if rest else {}
+    kind, kw, learn, options = config_parts(config)
     passes = options.get("passes", passes)
     search, solve_options = config_options(options)
     prior = make_prior(kind, **kw)
@@ -472,8 +477,7 @@ def train_prior(config: str, train: list[Problem], params: dict, passes: int):
 
 def train_and_test(config: str, train: list[Problem], test: list[Problem], params: dict, passes: int,
                    test_params: dict) -> dict:
-    kind, kw, learn, *rest = B2_CONFIGS[config]
-    options = rest[0] if rest else {}
+    kind, kw, learn, options = config_parts(config)
     search, _ = config_options(options)
     prior, solved_train, train_cpu = train_prior(config, train, params, passes)
     results = []
@@ -548,7 +552,7 @@ def save_prior(args, pool) -> dict:
     params = {"move_gen": regime, "max_nodes": args.b2_budget if regime == "region" else args.b2_local_budget,
               "l_max": args.l_max}
     prior, solved, cpu = train_prior(config, problems, params, args.passes)
-    search, _ = config_options(B2_CONFIGS[config][3] if len(B2_CONFIGS[config]) > 3 else {})
+    search, _ = config_options(config_parts(config)[3])
     info = {"config": config, "training_params": params, "search": search, "problems": len(problems),
             "solved": solved, "pool": len(candidates), "seed": args.seed, "commit": git_commit()}
     prior.save(args.save_prior, info)
@@ -820,15 +824,14 @@ def summarize_tst(rows: list[dict]) -> dict:
 
 
 def run_b3(args, pool) -> dict:
-    engines = {}
-    for label, method, prior_p in (("tesuji_pp", "pp", 0.1), ("tesuji_pp_paper", "pp", 0.5),
-                                   ("tesuji_pns", "pns", 0.5)):
-        engines[label] = [sys.executable, "-m", "gtp.tactics_commands", "--method", method, "--prior-p",
-                          str(prior_p), "--budget", str(args.b3_budget), "--set", "search.max_nodes=1000"]
+    def tesuji(method: str, prior_p: float, *more: str) -> list[str]:
+        return [sys.executable, "-m", "gtp.tactics_commands", "--method", method, "--prior-p", str(prior_p),
+                *more, "--budget", str(args.b3_budget), "--set", "search.max_nodes=1000"]
+
+    engines = {"tesuji_pp": tesuji("pp", 0.1), "tesuji_pp_paper": tesuji("pp", 0.5), "tesuji_pns": tesuji("pns", 0.5)}
     if args.b3_prior is not None:
-        engines["tesuji_pp_prior"] = [sys.executable, "-m", "gtp.tactics_commands", "--method", "pp", "--prior-p",
-                                      "0.1", "--prior", args.b3_prior, "--branching-weight", str(args.b3_branching),
-                                      "--budget", str(args.b3_budget), "--set", "search.max_nodes=1000"]
+        engines["tesuji_pp_prior"] = tesuji("pp", 0.1, "--prior", args.b3_prior,
+                                            "--branching-weight", str(args.b3_branching))
     if os.path.exists(args.gnugo):
         engines["gnugo"] = [args.gnugo, "--mode", "gtp", "--quiet"]
     labels = list(engines)
@@ -1075,12 +1078,8 @@ def parse_args(argv):
             ap.error(f"--b2-splits: comma-separated integers, got {args.b2_splits!r}")
         if not args.b2_splits:
             ap.error("--b2-splits: name at least one split seed")
-    if args.b2_references is not None:
-        names = {x.strip() for x in args.b2_references.split(",") if x.strip()}
-        if not names <= set(B2_REFERENCES):
-            ap.error(f"--b2-references: unknown reference(s) {sorted(names - set(B2_REFERENCES))}; "
-                     f"choose from {', '.join(B2_REFERENCES)}")
-        args.b2_references = [name for name in B2_REFERENCES if name in names | {"pns"}]
+    references = parse_names(ap, "--b2-references", args.b2_references, B2_REFERENCES, "reference")
+    args.b2_references = None if references is None else [n for n in B2_REFERENCES if n in references + ["pns"]]
     if args.save_prior is not None:
         if args.b2_configs is None or len(args.b2_configs) != 1 or args.b2_regimes.strip() not in ("region", "local"):
             ap.error("--save-prior: name one configuration (--b2-configs) and one generator (--b2-regimes)")
@@ -1116,15 +1115,21 @@ def parse_args(argv):
     return args
 
 
-def parse_b2_configs(ap: argparse.ArgumentParser, text: Optional[str]) -> Optional[list[str]]:
-    """The --b2-configs names in B2_CONFIGS order without repeats; None (all) when not given or 'all'."""
+def parse_names(ap: argparse.ArgumentParser, option: str, text: Optional[str], registry: dict,
+                what: str) -> Optional[list[str]]:
+    """The names of a comma-separated option in the registry's order without repeats; None (all) when not
+    given or 'all'."""
     if text is None or text.strip().lower() == "all":
         return None
     names = [x.strip() for x in text.split(",") if x.strip()]
-    unknown = [x for x in names if x not in B2_CONFIGS]
+    unknown = [x for x in names if x not in registry]
     if unknown or not names:
-        ap.error(f"--b2-configs: unknown configuration(s) {unknown or [text]}; choose from {', '.join(B2_CONFIGS)}")
-    return [c for c in B2_CONFIGS if c in names]
+        ap.error(f"{option}: unknown {what}(s) {unknown or [text]}; choose from {', '.join(registry)}")
+    return [c for c in registry if c in names]
+
+
+def parse_b2_configs(ap: argparse.ArgumentParser, text: Optional[str]) -> Optional[list[str]]:
+    return parse_names(ap, "--b2-configs", text, B2_CONFIGS, "configuration")
 
 
 def main(argv=None) -> int:

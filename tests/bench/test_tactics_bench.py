@@ -124,10 +124,10 @@ def problem(diagram: str, goal: str) -> bt.Problem:
 
 @pytest.mark.parametrize("config", sorted(bt.B2_CONFIGS))
 def test_every_configuration_trains_and_answers(config):
-    kind, kw, learn, *rest = bt.B2_CONFIGS[config]
+    kind, kw, learn, options = bt.config_parts(config)
     prior = make_prior(kind, **kw)
     p = problem(LADDER, "D4")
-    search, options = bt.config_options(rest[0] if rest else {})
+    search, options = bt.config_options(options)
     params = tactics.TacticsParams(move_gen="local", max_nodes=2000, **search)
     r = tactics.solve(p.board, p.goal, params=params, prior=prior, learn=learn, **options)
     assert r.value == "T"
