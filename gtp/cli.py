@@ -76,7 +76,11 @@ def run_gtp(params: EngineParams) -> int:
 
     settings, reading_prior = reading_settings(params.reading)
     player = Player(params, prior=make_prior(params.prior))
-    server = make_server(player, params, settings, reading_prior)
+    return serve(player, make_server(player, params, settings, reading_prior))
+
+
+def serve(player, server: GtpServer) -> int:
+    """Answer GTP on stdin/stdout until quit or end of input; stdout carries replies only."""
     protocol_out = os.fdopen(os.dup(sys.stdout.fileno()), "wb")
     sys.stdout.flush()
     os.dup2(sys.stderr.fileno(), sys.stdout.fileno())

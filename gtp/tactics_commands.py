@@ -218,44 +218,40 @@ class TacticsCommands(CommandGroup):
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
     """`python -m gtp.tactics_commands [--budget N] [--method pp|pns] ... [--set key=value ...]`: the
-    engine's GTP server with the solver settings given here (`tesuji gtp` takes GTP_PARAMS with the
-    config's `reading:` section), for running GnuGo's regression files with each of them."""
+    engine's GTP server with the solver settings of `tesuji gtp` (GTP_PARAMS with the config's `reading:`
+    section, which `--set reading.KEY=VALUE` changes too) and those given here on top, for running GnuGo's
+    regression files with each of them."""
     import argparse
-    import os
 
     from engine.config import ConfigError, load_config
     from engine.player import Player
-    from gtp.cli import make_server
+    from gtp.cli import make_server, reading_settings, serve
 
     parser = argparse.ArgumentParser(prog="python -m gtp.tactics_commands")
     parser.add_argument("--set", dest="overrides", nargs="+", action="extend", default=[], metavar="KEY=VALUE")
-    parser.add_argument("--budget", type=int, default=GTP_PARAMS.max_nodes, help="solver nodes per query")
-    parser.add_argument("--method", choices=("pp", "pns"), default=GTP_PARAMS.method)
-    parser.add_argument("--move-gen", choices=("local", "region"), default=GTP_PARAMS.move_gen)
-    parser.add_argument("--l-max", type=int, default=GTP_PARAMS.l_max)
-    parser.add_argument("--prior-p", type=float, default=GTP_PARAMS.prior_p, help="PP's uniform leaf prior")
-    parser.add_argument("--branching-weight", type=float, default=GTP_PARAMS.branching_weight,
-                        help="PP's branching leaf term (0 off; see engine.tactics.branching_logodds)")
-    parser.add_argument("--prior", default="uniform",
-                        help="PP's leaf prior, as `bps_config prior=`: uniform, beta, hier or a model file (.npz)")
+    parser.add_argument("--budget", type=int, help="solver nodes per query (reading.budget)")
+    parser.add_argument("--method", choices=("pp", "pns"), help="reading.method")
+    parser.add_argument("--move-gen", choices=("local", "region"), help=f"default {GTP_PARAMS.move_gen}")
+    parser.add_argument("--l-max", type=int, help=f"default {GTP_PARAMS.l_max}")
+    parser.add_argument("--prior-p", type=float, help=f"PP's uniform leaf prior (default {GTP_PARAMS.prior_p})")
+    parser.add_argument("--branching-weight", type=float,
+                        help="PP's branching leaf term (reading.branching; see engine.tactics.branching_logodds)")
+    parser.add_argument("--prior", help="PP's leaf prior, as `bps_config prior=`: uniform, beta, hier or a model "
+                                        "file (.npz) (reading.prior)")
     args = parser.parse_args(argv)
+    flags = {"max_nodes": args.budget, "method": args.method, "move_gen": args.move_gen, "l_max": args.l_max,
+             "prior_p": args.prior_p, "branching_weight": args.branching_weight}
     try:
         engine_params = load_config(None, args.overrides)
-        params = dataclasses.replace(GTP_PARAMS, max_nodes=args.budget, method=args.method,
-                                     move_gen=args.move_gen, l_max=args.l_max, prior_p=args.prior_p,
-                                     branching_weight=args.branching_weight)
-        prior = prior_named(args.prior)
+        params, prior = reading_settings(engine_params.reading)
+        params = dataclasses.replace(params, **{k: v for k, v in flags.items() if v is not None})
+        if args.prior is not None:
+            prior = prior_named(args.prior)
     except (ConfigError, ValueError, GtpError) as e:
         print(f"tactics_commands: {e}", file=sys.stderr)
         return 2
     player = Player(engine_params)
-    server = make_server(player, engine_params, tactics_params=params, tactics_prior=prior)
-    protocol_out = os.fdopen(os.dup(sys.stdout.fileno()), "wb")
-    sys.stdout.flush()
-    os.dup2(sys.stderr.fileno(), sys.stdout.fileno())   # stray prints must not corrupt the protocol
-    sys.stdout = sys.stderr
-    server.serve(sys.stdin.buffer, protocol_out)
-    return 0
+    return serve(player, make_server(player, engine_params, tactics_params=params, tactics_prior=prior))
 
 
 if __name__ == "__main__":

@@ -131,6 +131,15 @@ def test_the_command_line_settings_reach_the_solver():
         assert proc.send("quit")[0]
     finally:
         assert proc.close() == 0, proc.stderr_text()[-2000:]
+    # the engine config's reading: section is the starting point; the flags go on top
+    proc = GtpProcess([sys.executable, "-m", "gtp.tactics_commands", "--set", "reading.budget=900",
+                       "reading.method=pns", "--method", "pp"])
+    try:
+        ok, text = proc.send("bps_config")
+        assert ok and "budget=900" in text and "method=pp" in text
+        assert proc.send("quit")[0]
+    finally:
+        assert proc.close() == 0, proc.stderr_text()[-2000:]
 
 
 def trained_prior_file(path):
