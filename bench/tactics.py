@@ -38,7 +38,8 @@ splits, and in every case the nodes, wall and CPU seconds per test problem. The 
 both in developed nodes and in CPU seconds (the paper's is time-based, so that pattern and inference
 costs count). `--b2-labels FILE` keeps the (costly) known-TRUE labelling for the next run. Each
 configuration's node speed-up is also given by the problem's difficulty for PNS (its nodes to solve:
-below 1,000, below 10,000, more); `--b2-report FILE` prints that for a recorded run, its splits pooled.
+below 1,000, below 10,000, more); `--b2-report FILE` prints that for a recorded run, its splits pooled,
+with each test solver's CPU time per developed node.
 `--b2-test-budget N` gives the test queries another node budget than the training searches (the paper's
 120 s time-out allows far more nodes than a training pass can afford on every problem); `--b2-max-store N`
 lets their trees hold more nodes than TacticsParams' default (a full store ends the query unsolved).
@@ -743,6 +744,24 @@ def b2_report(record: dict) -> dict:
     return out
 
 
+def b2_node_cost(record: dict) -> dict:
+    """A recorded B2 run's CPU microseconds per developed node of every test solver (PNS and the other
+    references, each configuration), its splits pooled: regime -> solver -> us (None without CPU times)."""
+    results = record["results"]
+    splits = results.get("splits") or [results]
+    out = {}
+    for regime in results.get("regimes") or [r for r in ("region", "local") if r in splits[0]]:
+        runs = [s[regime] for s in splits]
+        solvers = {name: [q for run in runs for q in run["per_problem"][name]]
+                   for name in runs[0]["per_problem"] if name != "names"}
+        solvers.update({config: [q for run in runs for q in run["configs"][config]["per_problem"]]
+                        for config in runs[0]["configs"]})
+        out[regime] = {name: (1e6 * sum(q[3] for q in res) / sum(q[1] for q in res)
+                              if res and all(len(q) > 3 for q in res) else None)
+                       for name, res in solvers.items()}
+    return out
+
+
 def print_b2_report(report: dict) -> None:
     for regime, configs in report.items():
         print(f"B2 {regime} generator: node speed-up over PNS by PNS's nodes to solve (all splits pooled)")
@@ -1139,6 +1158,9 @@ def main(argv=None) -> int:
         try:
             record = json.loads(args.b2_report.read_text())
             print_b2_report(b2_report(record))
+            for regime, costs in b2_node_cost(record).items():
+                print(f"B2 {regime} generator: CPU us per developed node of the test queries: "
+                      + ", ".join(f"{name} {_f(us)}" for name, us in costs.items()))
         except (OSError, ValueError, KeyError, TypeError) as e:
             print(f"--b2-report: {args.b2_report} is not a B2 result file ({type(e).__name__}: {e})", file=sys.stderr)
             return 2

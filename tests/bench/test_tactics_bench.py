@@ -84,6 +84,13 @@ def test_a_recorded_b2_run_is_reported_by_difficulty_with_its_splits_pooled(tmp_
     path.write_text(json.dumps(record))
     assert bt.main(["--b2-report", str(path)]) == 0
     assert "hier_0obs" in capsys.readouterr().out
+    assert bt.b2_node_cost(record) == {"region": {"pns": None, "hier_0obs": None}}    # no CPU times recorded
+    timed = {"results": {"region": {"per_problem": {"names": ["a", "b"], "pns": [("T", 100, 0.1, 0.001),
+                                                                                  ("U", 300, 0.1, 0.002)]},
+                                    "configs": {"hier_0obs": {"per_problem": [("T", 50, 0.1, 0.0005),
+                                                                              ("T", 150, 0.1, 0.0025)]}}}}}
+    costs = bt.b2_node_cost(timed)["region"]
+    assert costs["pns"] == pytest.approx(7.5) and costs["hier_0obs"] == pytest.approx(15.0)
     path.write_text("{}")
     assert bt.main(["--b2-report", str(path)]) == 2
     assert "not a B2 result file" in capsys.readouterr().err
