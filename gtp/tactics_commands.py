@@ -3,8 +3,8 @@
 - `attack VERTEX`: `= 1 MOVE` if the string at VERTEX can be captured with its opponent moving
   first (MOVE starts the capture), `= 0` if not. `defend VERTEX`: `= 1 MOVE` if its owner, moving
   first, can save it, `= 0` if the string is lost anyway; a pass is `PASS`, as GnuGo prints it. These
-  are GnuGo's answers, so GnuGo's regression files (`reading.tst`: `#? [1 (S4|T5)]`) run unchanged. A success that needs a ko is
-  `= 2 MOVE` (GnuGo's KO_A: the other side must make the first ko threat) or `= 3 MOVE` (KO_B: the
+  are GnuGo's answers, so GnuGo's regression files (`reading.tst`: `#? [1 (S4|T5)]`) run unchanged. A
+  success that needs a ko is `= 2 MOVE` (GnuGo's KO_A: the other side must make the first ko threat) or `= 3 MOVE` (KO_B: the
   side itself must make the first threat); `engine.tactics.solve_ko` explains how they are read.
 - `trymove COLOR VERTEX`, `popgo`, `increase_depths`, `decrease_depths`: the GnuGo regression
   helpers those files use around their tests (play a move, take it back; double or halve the
