@@ -4,8 +4,9 @@
   first (MOVE starts the capture), `= 0` if not. `defend VERTEX`: `= 1 MOVE` if its owner, moving
   first, can save it, `= 0` if the string is lost anyway; a pass is `PASS`, as GnuGo prints it. These
   are GnuGo's answers, so GnuGo's regression files (`reading.tst`: `#? [1 (S4|T5)]`) run unchanged. A
-  success that needs a ko is `= 2 MOVE` (GnuGo's KO_A: the other side must make the first ko threat) or `= 3 MOVE` (KO_B: the
-  side itself must make the first threat); `engine.tactics.solve_ko` explains how they are read.
+  success that needs a ko is `= 2 MOVE` (GnuGo's KO_A: the other side must make the first ko threat)
+  or `= 3 MOVE` (KO_B: the side itself must make the first threat); `engine.tactics.solve_ko` explains
+  how they are read.
 - `trymove COLOR VERTEX`, `popgo`, `increase_depths`, `decrease_depths`: the GnuGo regression
   helpers those files use around their tests (play a move, take it back; double or halve the
   solver's node budget).
