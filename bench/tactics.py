@@ -386,7 +386,10 @@ def plot_b1(path: Path, rows: list[dict]) -> None:
 # ones (ours) add w times the branching log-odds of the node's number of moves to the model's
 # (TacticsParams.branching_weight; "_half": w = 0.5; "sharp2", "sharp3": scale 2, 3), in training and test
 # searches alike: the learned prior orders the moves, the branching term keeps a developed node's belief
-# near its leaves' and so PP from diving.
+# near its leaves' and so PP from diving. "_decay1" (ours) also lowers every leaf's log-odds by 1 per ply
+# below the root (TacticsParams.depth_decay): where the model's beliefs repeat along a long line (a defender
+# that keeps making threats, a ko-like cycle), nothing else makes that line look worse as it gets longer,
+# and PP follows it to the depth limit while a short proof waits elsewhere.
 CAL_SHIFT = CALIBRATED["hier"]["shift"]
 B2_CONFIGS = {
     "beta_1": ("beta", {"alpha0": 1, "beta0": 1}, True),
@@ -412,8 +415,10 @@ B2_CONFIGS = {
     "hier_consistent_sharp2_clip4_branching": ("hier", {"scale": 2.0, "clip": 4.0}, "consistent",
                                                {"branching_weight": 1.0}),
     "hier_0obs_branching": ("hier", {}, True, {"branching_weight": 1.0}),
+    "hier_consistent_sharp2_branching2_decay1": ("hier", {"scale": 2.0}, "consistent",
+                                                 {"branching_weight": 2.0, "depth_decay": 1.0}),
 }
-SEARCH_OPTIONS = ("branching_weight",)   # training options that are TacticsParams settings of every search
+SEARCH_OPTIONS = ("branching_weight", "depth_decay")   # training options that are TacticsParams settings of every search
 
 
 def config_parts(config: str) -> tuple[str, dict, Any, dict]:
@@ -441,7 +446,8 @@ def timed_solve(problem: Problem, params: tactics.TacticsParams, prior=None) -> 
 # B2's solvers without a learned prior, each run on every test problem: name -> TacticsParams settings
 B2_REFERENCES = {"pns": {"method": "pns"}, "pp_uniform": {"method": "pp"},
                  "pp_uniform_low": {"method": "pp", "prior_p": 0.1},
-                 "pp_branching": {"method": "pp", "branching_weight": 1.0}}
+                 "pp_branching": {"method": "pp", "branching_weight": 1.0},
+                 "pp_branching2_decay1": {"method": "pp", "branching_weight": 2.0, "depth_decay": 1.0}}
 
 
 def solve_reference(problem: Problem, name: str, params: dict) -> tuple:

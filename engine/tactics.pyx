@@ -1112,6 +1112,8 @@ cdef class Solver:
     cdef bint empty_and_true
     cdef double prior_logodds
     cdef double branching_weight    # PP adds this times branching_logodds of the node's count to a leaf's log-odds
+    cdef double depth_decay         # PP subtracts this times a leaf's depth (plies) from its log-odds
+    cdef int dev_depth              # the depth of the node develop_capture was last called for
     cdef double leaf_init[2][3][3]  # [kind][value]: (a, b, t) of init_belief(node, prior_logodds)
     cdef object prior
     cdef object error
@@ -1159,7 +1161,7 @@ cdef class Solver:
 
     def __init__(self, method: str = "pp", *, prior=None, prior_p: float = 0.5, max_depth: int = 100,
                  empty_and_true: bool = True, keep_keys: bool = False, kernel: bool = True,
-                 branching_weight: float = 0.0):
+                 branching_weight: float = 0.0, depth_decay: float = 0.0):
         if method not in _METHODS:
             raise ValueError(f"method must be one of {sorted(_METHODS)}, got {method!r}")
         if not 0.0 < prior_p < 1.0:
@@ -1178,6 +1180,9 @@ cdef class Solver:
         if not (math.isfinite(branching_weight) and branching_weight >= 0.0):
             raise ValueError(f"branching_weight must be finite and >= 0, got {branching_weight!r}")
         self.branching_weight = branching_weight
+        if not (math.isfinite(depth_decay) and depth_decay >= 0.0):
+            raise ValueError(f"depth_decay must be finite and >= 0, got {depth_decay!r}")
+        self.depth_decay = depth_decay
         if branching_weight > 0.0:
             fill_branching_table()
         cdef ProofNode leaf
@@ -1211,7 +1216,7 @@ cdef class Solver:
         """A solver with the search settings of a TacticsParams (method, leaf prior, depth, empty nodes)."""
         return Solver(params.method, prior=prior, prior_p=params.prior_p, max_depth=params.max_depth,
                       empty_and_true=params.empty_and_true, keep_keys=keep_keys, kernel=kernel,
-                      branching_weight=params.branching_weight)
+                      branching_weight=params.branching_weight, depth_decay=params.depth_decay)
 
     def set_capture_params(self, Board position not None, goal: int, params, *, attack: bool = True,
                            libs_false: int = 0, ko: str = "none") -> None:
@@ -1433,18 +1438,22 @@ cdef class Solver:
     cdef double capture_leaf_init(self, int kind, int count, double* init) noexcept nogil:
         """init[3 * value ..] = (a, b, t) of a new child of this kind with that value: init_belief with the
         uniform prior (leaf_init, precomputed), its UNKNOWN log-odds shifted by the returned offset. The
-        offset is PP's branching term: the branching weight times the branching log-odds of the number of
-        UNKNOWN children among cvalue[0 .. count - 1] (see branching_logodds); 0 without a weight. Develop
-        adds it to a learned prior's log-odds too."""
+        offset is PP's: the branching weight times the branching log-odds of the number of UNKNOWN children
+        among cvalue[0 .. count - 1] (see branching_logodds), less the depth decay times the children's
+        depth (dev_depth + 1); 0 without either. Develop adds it to a learned prior's log-odds too."""
         cdef int k, m = 0
-        cdef double offset, L
+        cdef double offset = 0.0, L
         memcpy(init, self.leaf_init[kind], 9 * sizeof(double))
-        if not (self.branching_weight > 0.0 and self.method == METHOD_PP):
+        if self.method != METHOD_PP:
             return 0.0
-        for k in range(count):
-            if self.cvalue[k] == V_UNKNOWN:
-                m += 1
-        offset = self.branching_weight * (BRANCHING_L[m] if kind == AND_NODE else -BRANCHING_L[m])
+        if self.branching_weight > 0.0:
+            for k in range(count):
+                if self.cvalue[k] == V_UNKNOWN:
+                    m += 1
+            offset = self.branching_weight * (BRANCHING_L[m] if kind == AND_NODE else -BRANCHING_L[m])
+        offset -= self.depth_decay * (self.dev_depth + 1)
+        if offset == 0.0:
+            return 0.0
         L = init[3 * V_UNKNOWN] + offset
         init[3 * V_UNKNOWN] = L
         init[3 * V_UNKNOWN + 2] = share(L, kind)
@@ -1480,6 +1489,7 @@ cdef class Solver:
             self.path[depth] = self.st.nodes[x].move
             depth += 1
             x = self.st.nodes[x].parent
+        self.dev_depth = depth
         if depth >= self.max_depth:
             return DEPTH_CUTOFF
         board.copy_state(b, &g.root)
@@ -2018,6 +2028,9 @@ class TacticsParams:
     prior_p: float = 0.5         # the uniform leaf prior (when no learned prior is given)
     branching_weight: float = 0.0  # PP adds w * branching_logodds(number of moves) to every leaf's log-odds,
                                  # uniform or learned (ours: it stops PP's dive in wide trees); 0 is off
+    depth_decay: float = 0.0     # PP lowers every leaf's log-odds of TRUE by this much per ply below the
+                                 # root, uniform or learned (ours: a line whose beliefs repeat ply after
+                                 # ply looks worse as it gets longer); 0 is off
     empty_and_true: bool = True  # a defender with no move loses (G2); False follows the paper's text
     mark_block: bool = True      # patterns mark the whole goal block as "goal" (else the vertex only)
     counter_slack: int = 0       # local generator: the defender may attack adjacent attacker blocks with
@@ -2049,6 +2062,8 @@ class TacticsParams:
             raise ValueError(f"tactics.prior_p: must be in (0, 1), got {self.prior_p!r}")
         if not (math.isfinite(self.branching_weight) and self.branching_weight >= 0.0):
             raise ValueError(f"tactics.branching_weight: must be finite and >= 0, got {self.branching_weight!r}")
+        if not (math.isfinite(self.depth_decay) and self.depth_decay >= 0.0):
+            raise ValueError(f"tactics.depth_decay: must be finite and >= 0, got {self.depth_decay!r}")
 
 
 @dataclass

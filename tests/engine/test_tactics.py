@@ -724,6 +724,35 @@ def test_branching_leaf_priors_stop_the_dive_in_a_wide_tree():
         TacticsParams(branching_weight=-1.0)
 
 
+@pytest.mark.parametrize("kernel", [True, False, None])
+def test_depth_decay_lowers_each_leaf_by_its_depth(kernel):
+    # a leaf d plies below the root has the log-odds it has without the decay, less d times the decay,
+    # with the uniform prior (kernel None) and with a learned one through the kernel or its Python path
+    b = board_from_ascii(NET)
+    model = None
+    if kernel is not None:
+        model = make_prior("hier")
+        trained_on = board_from_ascii(LADDER)
+        tactics.solve(trained_on, vertex(trained_on, "D4"), params=TacticsParams(move_gen="local"), prior=model,
+                      learn=True)
+    plain = Solver("pp", prior=model, keep_keys=True, branching_weight=1.0)
+    decayed = Solver("pp", prior=model, keep_keys=True, kernel=bool(kernel), branching_weight=1.0, depth_decay=0.75)
+    for s in (plain, decayed):
+        s.set_capture(b, vertex(b, "E4"), move_gen="region")
+        s.develop_node(0)
+        s.develop_node(s.children(0)[0]["index"])
+    for depth, parent in ((1, 0), (2, plain.children(0)[0]["index"])):
+        leaves = [c for c in plain.children(parent) if c["value"] == "U" and not c["developed"]]
+        got = {c["index"]: c["logodds"] for c in decayed.children(parent)}
+        assert len(leaves) > 10
+        assert [got[c["index"]] for c in leaves] == pytest.approx([c["logodds"] - 0.75 * depth for c in leaves],
+                                                                 abs=1e-12)
+    net = tactics.solve(b, vertex(b, "E4"), params=TacticsParams(move_gen="region", depth_decay=1.0))
+    assert net.value == "T" and net.move == vertex(b, "F5")
+    with pytest.raises(ValueError, match="depth_decay"):
+        TacticsParams(depth_decay=-0.5)
+
+
 @pytest.mark.parametrize("kernel", [True, False])
 @pytest.mark.parametrize("weight", [0.5, 1.0])
 def test_branching_leaf_priors_add_to_a_learned_prior(kernel, weight):
