@@ -78,6 +78,7 @@ class ReadingParams:                 # the tactical solver behind GnuGo's readin
     budget: int = 20_000             # nodes per query
     prior: str = "uniform"           # PP's leaf prior: uniform, beta, hier, or a trained model file (.npz)
     branching: float = 0.0           # PP's branching leaf term (engine.tactics.branching_logodds); 0 is off
+    decay: float = 0.0               # PP's depth decay: leaf log-odds lowered this much per ply; 0 is off
 
 
 @dataclass(frozen=True)

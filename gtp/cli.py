@@ -47,7 +47,8 @@ def make_prior(p: PriorParams):
 def reading_settings(p: ReadingParams) -> tuple[TacticsParams, object]:
     """The solver settings and leaf prior of the `reading:` section (GTP_PARAMS otherwise)."""
     try:
-        settings = dataclasses.replace(GTP_PARAMS, method=p.method, max_nodes=p.budget, branching_weight=p.branching)
+        settings = dataclasses.replace(GTP_PARAMS, method=p.method, max_nodes=p.budget, branching_weight=p.branching,
+                                       depth_decay=p.decay)
     except ValueError as e:
         raise ConfigError(f"reading: {e}") from None
     try:

@@ -18,9 +18,10 @@
 - `bps_children VERTEX [attack|defend]`: one line per first move, `D5 T p=1` (PP's root-child beliefs;
   PNS prints `pn=`/`dn=`).
 - `bps_config [prior=uniform|beta|hier|FILE.npz] [budget=N] [method=pp|pns] [move_gen=local|region] [l_max=N]
-  [branching=W]`: change the settings (no argument: print them). `beta` and `hier` are untrained
-  models; FILE.npz a trained leaf prior (`python -m bench.tactics --save-prior FILE`). `branching` is
-  PP's branching leaf term (`TacticsParams.branching_weight`, 0 off).
+  [branching=W] [decay=D]`: change the settings (no argument: print them). `beta` and `hier` are
+  untrained models; FILE.npz a trained leaf prior (`python -m bench.tactics --save-prior FILE`).
+  `branching` is PP's branching leaf term (`TacticsParams.branching_weight`, 0 off), `decay` its depth
+  decay (`TacticsParams.depth_decay`, 0 off).
 
 Handlers validate everything before changing anything; a bad vertex or option is a GTP error.
 """
@@ -130,7 +131,8 @@ class TacticsCommands(CommandGroup):
         if not args:
             p = self.params
             return (f"prior={self.prior_name} budget={p.max_nodes} method={p.method} "
-                    f"move_gen={p.move_gen} l_max={p.l_max} branching={p.branching_weight:g}")
+                    f"move_gen={p.move_gen} l_max={p.l_max} branching={p.branching_weight:g} "
+                    f"decay={p.depth_decay:g}")
         changes, prior_name = {}, None
         keys = {"budget": "max_nodes", "method": "method", "move_gen": "move_gen", "l_max": "l_max"}
         for arg in args:
@@ -146,6 +148,8 @@ class TacticsCommands(CommandGroup):
                 changes[keys[key]] = n
             elif key == "branching":
                 changes["branching_weight"] = parse_float(value)
+            elif key == "decay":
+                changes["depth_decay"] = parse_float(value)
             elif key in keys:
                 changes[keys[key]] = value
             else:
@@ -237,11 +241,14 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     parser.add_argument("--prior-p", type=float, help=f"PP's uniform leaf prior (default {GTP_PARAMS.prior_p})")
     parser.add_argument("--branching-weight", type=float,
                         help="PP's branching leaf term (reading.branching; see engine.tactics.branching_logodds)")
+    parser.add_argument("--depth-decay", type=float,
+                        help="PP's leaf log-odds lowered this much per ply below the root (reading.decay)")
     parser.add_argument("--prior", help="PP's leaf prior, as `bps_config prior=`: uniform, beta, hier or a model "
                                         "file (.npz) (reading.prior)")
     args = parser.parse_args(argv)
     flags = {"max_nodes": args.budget, "method": args.method, "move_gen": args.move_gen, "l_max": args.l_max,
-             "prior_p": args.prior_p, "branching_weight": args.branching_weight}
+             "prior_p": args.prior_p, "branching_weight": args.branching_weight,
+             "depth_decay": args.depth_decay}
     try:
         engine_params = load_config(None, args.overrides)
         params, prior = reading_settings(engine_params.reading)

@@ -72,8 +72,9 @@ def test_errors(server):
     assert reply(server, "bps_config branching=-1").startswith("? tactics.branching_weight")
     assert reply(server, "bps_config branching=x budget=7") == "? syntax error\n\n"
     assert reply(server, "bps_config branching=nan") == "? syntax error\n\n"
+    assert reply(server, "bps_config decay=-0.5 budget=7").startswith("? tactics.depth_decay")
     assert reply(server, "bps_config") == \
-        "= prior=uniform budget=20000 method=pp move_gen=local l_max=5 branching=0\n\n"
+        "= prior=uniform budget=20000 method=pp move_gen=local l_max=5 branching=0 decay=0\n\n"
 
 
 def test_trymove_and_popgo(server):
@@ -95,8 +96,12 @@ def test_solver_report_and_config(server):
     fixed = reply(server, "bps_children D6")
     assert reply(server, "bps_config branching=1") == "= \n\n"
     assert reply(server, "bps_children D6") != fixed                     # the leaf beliefs moved
-    assert reply(server, "bps_config prior=hier budget=500 method=pns branching=0") == "= \n\n"
-    assert reply(server, "bps_config") == "= prior=hier budget=500 method=pns move_gen=local l_max=5 branching=0\n\n"
+    branching = reply(server, "bps_children D6")
+    assert reply(server, "bps_config decay=0.5") == "= \n\n"
+    assert reply(server, "bps_children D6") != branching                 # and moved again
+    assert reply(server, "bps_config prior=hier budget=500 method=pns branching=0 decay=0") == "= \n\n"
+    assert reply(server, "bps_config") == \
+        "= prior=hier budget=500 method=pns move_gen=local l_max=5 branching=0 decay=0\n\n"
     prior = server.handlers["bps_config"].__self__.prior
     assert (prior.scale, prior.shift) == (0.3, pytest.approx(math.log(0.1 / 0.9)))   # the calibrated model
     assert reply(server, "increase_depths") == "= \n\n"
@@ -123,11 +128,12 @@ def test_a_regression_file_runs_through_the_engine(tmp_path):
 
 def test_the_command_line_settings_reach_the_solver():
     proc = GtpProcess([sys.executable, "-m", "gtp.tactics_commands", "--method", "pns", "--budget", "700",
-                       "--move-gen", "region", "--l-max", "4", "--branching-weight", "0.5"])
+                       "--move-gen", "region", "--l-max", "4", "--branching-weight", "0.5",
+                       "--depth-decay", "0.25"])
     try:
         ok, text = proc.send("bps_config")
         assert ok and "method=pns" in text and "budget=700" in text and "move_gen=region" in text and "l_max=4" in text
-        assert "branching=0.5" in text
+        assert "branching=0.5" in text and "decay=0.25" in text
         assert proc.send("quit")[0]
     finally:
         assert proc.close() == 0, proc.stderr_text()[-2000:]
@@ -215,10 +221,10 @@ def test_the_engine_config_sets_the_reading_commands(tmp_path):
     path = tmp_path / "ladder_prior.npz"
     trained_prior_file(path)
     proc = GtpProcess([sys.executable, "-m", "gtp.cli", "gtp", "--set", "reading.method=pns", "reading.budget=700",
-                       f"reading.prior={path}", "reading.branching=0.5"])
+                       f"reading.prior={path}", "reading.branching=0.5", "reading.decay=1"])
     try:
         ok, text = proc.send("bps_config")
-        assert ok and text == f"prior={path} budget=700 method=pns move_gen=local l_max=5 branching=0.5"
+        assert ok and text == f"prior={path} budget=700 method=pns move_gen=local l_max=5 branching=0.5 decay=1"
         assert proc.send("quit")[0]
     finally:
         assert proc.close() == 0, proc.stderr_text()[-2000:]
