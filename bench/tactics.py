@@ -154,6 +154,33 @@ def tsumego_problem(name: str, data: bytes) -> Optional[Problem]:
     return Problem(name, board, best[1], answers, best[2])
 
 
+def problem_key(problem: Problem) -> tuple:
+    """The problem up to the board's 8 symmetries and the colours (attacker as Black): the collections
+    share problems, and a copy in another book, turned or with the colours swapped, has the same key."""
+    b, n = problem.board, problem.board.size
+    attacker = b.to_play
+    stones = [(b.coords(p), b.color_at(p) == attacker) for p in b.points() if b.color_at(p) in (BLACK, WHITE)]
+    block = [b.coords(p) for p in b.group_stones(problem.goal)]
+
+    def turned(t: int, r: int, c: int) -> tuple[int, int]:
+        r, c = (n - 1 - r if t & 1 else r), (n - 1 - c if t & 2 else c)
+        return (c, r) if t & 4 else (r, c)
+
+    return min((n, tuple(sorted((turned(t, *rc), mine) for rc, mine in stones)),
+                tuple(sorted(turned(t, *rc) for rc in block))) for t in range(8))
+
+
+def distinct_problems(problems: list[Problem]) -> list[Problem]:
+    """The problems without the ones whose problem_key an earlier one has."""
+    seen, out = set(), []
+    for p in problems:
+        k = problem_key(p)
+        if k not in seen:
+            seen.add(k)
+            out.append(p)
+    return out
+
+
 def tsumego_problems(data_dir: Path, n: int, seed: int = 1) -> list[Problem]:
     """n capture problems from the tesuji collections, in a seeded random order of the files."""
     with tarfile.open(data_dir / "tsumego.tar.xz") as tar:
@@ -545,9 +572,12 @@ def b2_problems(args, pool) -> tuple[list[Problem], list[Problem]]:
     t0 = time.time()
     known = known_true(pool, candidates, label_params, args.b2_labels)
     problems = [p for p, ok in zip(candidates, known) if ok]
+    distinct = problems if args.b2_duplicates else distinct_problems(problems)
     print(f"B2: {len(problems)} of {len(candidates)} candidate problems proved TRUE within "
-          f"{args.b2_label_budget} nodes by PNS or PP ({time.time() - t0:.0f} s)", flush=True)
-    return candidates, problems
+          f"{args.b2_label_budget} nodes by PNS or PP ({time.time() - t0:.0f} s)"
+          + ("" if args.b2_duplicates else f", {len(distinct)} of them distinct (turned or recoloured copies "
+                                           f"from other books dropped)"), flush=True)
+    return candidates, distinct
 
 
 def save_prior(args, pool) -> dict:
@@ -1076,6 +1106,10 @@ def parse_args(argv):
                     help=f"comma-separated B2 prior configurations (default all): {', '.join(B2_CONFIGS)}")
     ap.add_argument("--b2-labels", type=Path, default=None,
                     help="a file that keeps the known-TRUE labels for later runs with the same candidates")
+    ap.add_argument("--b2-duplicates", action="store_true",
+                    help="keep known-TRUE problems that repeat another's position (a turned or recoloured copy "
+                         "from another book), as B2 records before the distinct pool did: a copy in the training "
+                         "set and one in the test set leaks the answer")
     ap.add_argument("--tag", default="", help="appended to the result file names (e.g. a variant's name)")
     ap.add_argument("--save-prior", type=Path, default=None, metavar="FILE",
                     help="run nothing else: train the one configuration of --b2-configs with the one generator of "
@@ -1131,6 +1165,8 @@ def parse_args(argv):
         args.suffix += f"_test{args.b2_test_budget}"
     if args.b2_max_store is not None:
         args.suffix += f"_store{args.b2_max_store}"
+    if args.b2_duplicates:
+        args.suffix += "_duplicates"
     if args.tag:
         args.suffix += "_" + args.tag
     if args.quick:

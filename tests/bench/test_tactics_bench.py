@@ -11,7 +11,8 @@ import pytest
 from bench import tactics as bt
 from engine import tactics
 from engine.tactics_priors import load_prior, make_prior
-from tests.boards import board_from_ascii, vertex
+from engine.board import BLACK, WHITE
+from tests.boards import board_from_ascii, normalize, vertex
 from tests.engine.test_tactics import LADDER, NET
 
 
@@ -200,3 +201,26 @@ def test_splits_and_references_can_be_chosen():
                        {"move_gen": "local", "max_nodes": 500, "l_max": 8}, 1, ["hier_0obs"], None, ["pns"])
     assert set(out["per_problem"]) == {"names", "pns"} and "pp_uniform_solved" not in out
     assert bt.b2_summary([{"local": out}, {"local": out}], ["local"])["local"].keys() == {"pns", "hier_0obs"}
+
+
+def turned_and_recoloured(picture: str) -> str:
+    """The diagram turned a quarter (rows become columns) with the colours swapped."""
+    rows = [r.split() for r in normalize(picture).splitlines()]
+    swap = {"X": "O", "O": "X", ".": "."}
+    return "\n".join(" ".join(swap[rows[len(rows) - 1 - c][r]] for c in range(len(rows))) for r in range(len(rows)))
+
+
+def test_a_turned_recoloured_copy_of_a_problem_is_the_same_problem():
+    # the books share problems: a copy turned a quarter with the colours swapped has the same key and is
+    # dropped from B2's pool; another goal block in the same position is another problem
+    board = board_from_ascii(NET)
+    copy = board_from_ascii(turned_and_recoloured(NET), to_play=WHITE)
+    block = board.group_stones(vertex(board, "E4"))
+    copies = [p for p in copy.points() if copy.color_at(p) == BLACK and copy.liberties(p) == board.liberties(block[0])]
+    net = bt.Problem("a", board, vertex(board, "E4"))
+    same = [bt.Problem("b", copy, p) for p in copies]
+    assert sum(bt.problem_key(p) == bt.problem_key(net) for p in same) == 1
+    other = [p for p in board.points() if board.color_at(p) == WHITE and p not in block]
+    assert other and all(bt.problem_key(bt.Problem("c", board, p)) != bt.problem_key(net) for p in other)
+    kept = bt.distinct_problems([net, *same, net])
+    assert kept[0] is net and len(kept) == len(same)
