@@ -14,16 +14,17 @@ counts and, on the problems both solve, the PP/PNS ratio of developed nodes (geo
 share within [0.5, 2], Wilcoxon signed-rank test), over the whole liberty loop and for the last L alone.
 
 B2 keeps the tsumego capture problems that PNS or PP proves (local generator) within a large labelling
-budget (the paper's "known TRUE" set) and splits them 2:1 (fixed seed). PP with a learned prior trains
+budget (the paper's "known TRUE" set), drops the copies of a problem that other books hold (turned or
+with the colours swapped: `problem_key`), and splits them 2:1 (fixed seed). PP with a learned prior trains
 on the training set (learning after every search, retrying failures for `--passes` passes), then is
 frozen and run on the test set against PNS with the same node budget: newly solved (PP only), newly
 failed (PNS only), and the speed-up (PNS / PP) on problems both solve, in developed nodes and in CPU
 seconds (arithmetic mean, the paper's statistic, geometric mean and median). Besides the paper's four
 models (Beta 1/1 and 1000/1000, hierarchical with 0 or virtual observations) it runs our over-fitting
 controls (consistent learning, clipping), calibrated models, learning from the training searches that
-spent their budget, more training passes, and the branching leaf term added to a learned model
-(`B2_CONFIGS`), and as references PP with uniform leaf priors 0.5 and 0.1 and with the branching leaf
-priors alone (`B2_REFERENCES`). This runs twice: with the region generator (every
+spent their budget, more training passes, the branching leaf term and the depth decay added to a
+learned model (`B2_CONFIGS`), and as references PP with uniform leaf priors 0.5 and 0.1 and with the
+branching leaf priors (and the depth decay) alone (`B2_REFERENCES`). This runs twice: with the region generator (every
 empty point of the problem, as the paper) and with the local one.
 
 B3 runs `reading.tst` unchanged through `python -m gtp.tactics_commands` (a GTP subprocess, as a
