@@ -264,15 +264,16 @@ def reading_problems(data_dir: Path) -> list[Problem]:
 
 # --- B1 ---
 
-# B1 solvers: label -> (method, leaf prior). "pp_low" is ours: a prior of 0.1 instead of the paper's 0.5.
-B1_SOLVERS = {"pp": ("pp", 0.5), "pns": ("pns", 0.5), "pp_low": ("pp", 0.1)}
+# B1 solvers: label -> (method, leaf prior[, depth decay]). "pp_low" is ours: a prior of 0.1 instead of the
+# paper's 0.5; "pp_decay" (ours) the paper's 0.5 with the depth decay 1 (TacticsParams.depth_decay).
+B1_SOLVERS = {"pp": ("pp", 0.5), "pns": ("pns", 0.5), "pp_low": ("pp", 0.1), "pp_decay": ("pp", 0.5, 1.0)}
 
 
 def solve_both(problem: Problem, params: dict) -> dict:
     """Every B1 solver on one problem: a row of the per-problem table."""
     row = {"problem": problem.name, "goal": vertex_name(problem.board, problem.goal), "libs": problem.libs}
-    for method, (kind, prior_p) in B1_SOLVERS.items():
-        p = tactics.TacticsParams(method=kind, prior_p=prior_p, **params)
+    for method, (kind, prior_p, *decay) in B1_SOLVERS.items():
+        p = tactics.TacticsParams(method=kind, prior_p=prior_p, depth_decay=decay[0] if decay else 0.0, **params)
         t0 = time.process_time()
         r = tactics.solve(problem.board, problem.goal, params=p)
         row.update({f"{method}_value": r.value, f"{method}_nodes": r.developed,
@@ -316,6 +317,11 @@ def b1_summary(rows: list[dict]) -> dict:
            "solved_pp_low_only": sum(r["pp_low_value"] == "T" != r["pns_value"] for r in rows),
            "solved_pns_not_pp_low": sum(r["pns_value"] == "T" != r["pp_low_value"] for r in rows),
            "ratio_total_pp_low": ratio_stats(rows, "nodes", "pp_low")}
+    if "pp_decay_value" in rows[0]:
+        out.update({"solved_pp_decay": solved["pp_decay"],
+                    "solved_pp_decay_only": sum(r["pp_decay_value"] == "T" != r["pns_value"] for r in rows),
+                    "solved_pns_not_pp_decay": sum(r["pns_value"] == "T" != r["pp_decay_value"] for r in rows),
+                    "ratio_total_pp_decay": ratio_stats(rows, "nodes", "pp_decay")})
     for m in B1_SOLVERS:
         out[f"book_move_{m}"] = sum(r[f"{m}_book_move"] for r in rows)
         out[f"cpu_seconds_{m}"] = round(sum(r[f"{m}_cpu"] for r in rows), 2)
@@ -356,6 +362,9 @@ def print_b1(label: str, s: dict) -> None:
     print(f"   PP/PNS nodes, last L only  (n={rl.get('n', 0)}): {fmt(rl)}")
     print(f"   PP with leaf prior 0.1 (ours): solved {s['solved_pp_low']} (not PNS {s['solved_pp_low_only']}, "
           f"PNS not it {s['solved_pns_not_pp_low']}); nodes / PNS: {fmt(s['ratio_total_pp_low'])}", flush=True)
+    if "solved_pp_decay" in s:
+        print(f"   PP with the depth decay 1 (ours): solved {s['solved_pp_decay']} (not PNS {s['solved_pp_decay_only']}, "
+              f"PNS not it {s['solved_pns_not_pp_decay']}); nodes / PNS: {fmt(s['ratio_total_pp_decay'])}", flush=True)
 
 
 def write_csv(path: Path, rows: list[dict]) -> None:
