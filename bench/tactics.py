@@ -24,8 +24,8 @@ models (Beta 1/1 and 1000/1000, hierarchical with 0 or virtual observations) it 
 controls (consistent learning, clipping), calibrated models, learning from the training searches that
 spent their budget, more training passes, the branching leaf term and the depth decay added to a
 learned model (`B2_CONFIGS`), and as references PP with uniform leaf priors 0.5 and 0.1 and with the
-branching leaf priors (and the depth decay) alone (`B2_REFERENCES`). This runs twice: with the region generator (every
-empty point of the problem, as the paper) and with the local one.
+branching leaf priors (and the depth decay) alone (`B2_REFERENCES`). This runs twice: with the region
+generator (every empty point of the problem, as the paper) and with the local one.
 
 B3 runs `reading.tst` unchanged through `python -m gtp.tactics_commands` (a GTP subprocess, as a
 user would: the GTP defaults, PP with leaf prior 0.1; PP with the paper's 0.5; PNS) and GnuGo
@@ -264,16 +264,18 @@ def reading_problems(data_dir: Path) -> list[Problem]:
 
 # --- B1 ---
 
-# B1 solvers: label -> (method, leaf prior[, depth decay]). "pp_low" is ours: a prior of 0.1 instead of the
-# paper's 0.5; "pp_decay" (ours) the paper's 0.5 with the depth decay 1 (TacticsParams.depth_decay).
-B1_SOLVERS = {"pp": ("pp", 0.5), "pns": ("pns", 0.5), "pp_low": ("pp", 0.1), "pp_decay": ("pp", 0.5, 1.0)}
+# B1 solvers: label -> TacticsParams settings. The paper's PP (leaf prior 0.5) and PNS, and our variants of
+# PP (B1_OURS): "pp_low" a prior of 0.1, "pp_decay" the paper's 0.5 with the depth decay 1.
+B1_SOLVERS = {"pp": {"method": "pp"}, "pns": {"method": "pns"}, "pp_low": {"method": "pp", "prior_p": 0.1},
+              "pp_decay": {"method": "pp", "depth_decay": 1.0}}
+B1_OURS = {"pp_low": "PP with leaf prior 0.1", "pp_decay": "PP with the depth decay 1"}
 
 
 def solve_both(problem: Problem, params: dict) -> dict:
     """Every B1 solver on one problem: a row of the per-problem table."""
     row = {"problem": problem.name, "goal": vertex_name(problem.board, problem.goal), "libs": problem.libs}
-    for method, (kind, prior_p, *decay) in B1_SOLVERS.items():
-        p = tactics.TacticsParams(method=kind, prior_p=prior_p, depth_decay=decay[0] if decay else 0.0, **params)
+    for method, settings in B1_SOLVERS.items():
+        p = tactics.TacticsParams(**settings, **params)
         t0 = time.process_time()
         r = tactics.solve(problem.board, problem.goal, params=p)
         row.update({f"{method}_value": r.value, f"{method}_nodes": r.developed,
@@ -312,16 +314,12 @@ def b1_summary(rows: list[dict]) -> dict:
            "solved_both": sum(r["pp_value"] == r["pns_value"] == "T" for r in rows),
            "solved_pp_only": sum(r["pp_value"] == "T" != r["pns_value"] for r in rows),
            "solved_pns_only": sum(r["pns_value"] == "T" != r["pp_value"] for r in rows),
-           "ratio_total": ratio_stats(rows, "nodes"), "ratio_last_L": ratio_stats(rows, "nodes_last"),
-           "solved_pp_low": solved["pp_low"],
-           "solved_pp_low_only": sum(r["pp_low_value"] == "T" != r["pns_value"] for r in rows),
-           "solved_pns_not_pp_low": sum(r["pns_value"] == "T" != r["pp_low_value"] for r in rows),
-           "ratio_total_pp_low": ratio_stats(rows, "nodes", "pp_low")}
-    if "pp_decay_value" in rows[0]:
-        out.update({"solved_pp_decay": solved["pp_decay"],
-                    "solved_pp_decay_only": sum(r["pp_decay_value"] == "T" != r["pns_value"] for r in rows),
-                    "solved_pns_not_pp_decay": sum(r["pns_value"] == "T" != r["pp_decay_value"] for r in rows),
-                    "ratio_total_pp_decay": ratio_stats(rows, "nodes", "pp_decay")})
+           "ratio_total": ratio_stats(rows, "nodes"), "ratio_last_L": ratio_stats(rows, "nodes_last")}
+    for m in B1_OURS:
+        out.update({f"solved_{m}": solved[m],
+                    f"solved_{m}_only": sum(r[f"{m}_value"] == "T" != r["pns_value"] for r in rows),
+                    f"solved_pns_not_{m}": sum(r["pns_value"] == "T" != r[f"{m}_value"] for r in rows),
+                    f"ratio_total_{m}": ratio_stats(rows, "nodes", m)})
     for m in B1_SOLVERS:
         out[f"book_move_{m}"] = sum(r[f"{m}_book_move"] for r in rows)
         out[f"cpu_seconds_{m}"] = round(sum(r[f"{m}_cpu"] for r in rows), 2)
@@ -360,11 +358,9 @@ def print_b1(label: str, s: dict) -> None:
           f"{s['solved_pns_only']})")
     print(f"   PP/PNS nodes, whole L loop (n={rt.get('n', 0)}): {fmt(rt)}")
     print(f"   PP/PNS nodes, last L only  (n={rl.get('n', 0)}): {fmt(rl)}")
-    print(f"   PP with leaf prior 0.1 (ours): solved {s['solved_pp_low']} (not PNS {s['solved_pp_low_only']}, "
-          f"PNS not it {s['solved_pns_not_pp_low']}); nodes / PNS: {fmt(s['ratio_total_pp_low'])}", flush=True)
-    if "solved_pp_decay" in s:
-        print(f"   PP with the depth decay 1 (ours): solved {s['solved_pp_decay']} (not PNS {s['solved_pp_decay_only']}, "
-              f"PNS not it {s['solved_pns_not_pp_decay']}); nodes / PNS: {fmt(s['ratio_total_pp_decay'])}", flush=True)
+    for m, name in B1_OURS.items():
+        print(f"   {name} (ours): solved {s[f'solved_{m}']} (not PNS {s[f'solved_{m}_only']}, "
+              f"PNS not it {s[f'solved_pns_not_{m}']}); nodes / PNS: {fmt(s[f'ratio_total_{m}'])}", flush=True)
 
 
 def write_csv(path: Path, rows: list[dict]) -> None:
@@ -455,7 +451,7 @@ B2_CONFIGS = {
     "hier_consistent_sharp2_branching2_decay1": ("hier", {"scale": 2.0}, "consistent",
                                                  {"branching_weight": 2.0, "depth_decay": 1.0}),
 }
-SEARCH_OPTIONS = ("branching_weight", "depth_decay")   # training options that are TacticsParams settings of every search
+SEARCH_OPTIONS = ("branching_weight", "depth_decay")   # training options that are TacticsParams settings
 
 
 def config_parts(config: str) -> tuple[str, dict, Any, dict]:

@@ -85,6 +85,7 @@ BOUNDS: dict[str, Bound] = {
     "reading.method": Bound(choices=("pp", "pns")),
     "reading.budget": Bound(1, 10_000_000),
     "reading.branching": NON_NEGATIVE,
+    "reading.decay": NON_NEGATIVE,
 }
 # Names are checked against the prior registry where priors are built; engine/ does not import priors/.
 NON_EMPTY = ("name", "prior.name", "reading.prior")

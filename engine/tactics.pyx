@@ -1113,7 +1113,6 @@ cdef class Solver:
     cdef double prior_logodds
     cdef double branching_weight    # PP adds this times branching_logodds of the node's count to a leaf's log-odds
     cdef double depth_decay         # PP subtracts this times a leaf's depth (plies) from its log-odds
-    cdef int dev_depth              # the depth of the node develop_capture was last called for
     cdef double leaf_init[2][3][3]  # [kind][value]: (a, b, t) of init_belief(node, prior_logodds)
     cdef object prior
     cdef object error
@@ -1369,19 +1368,19 @@ cdef class Solver:
 
     cdef int develop(self, int32_t n) noexcept nogil:
         """Give n its children with their goal values and leaf beliefs. 0, or -1 on an error."""
-        cdef int count, k, i, role = 0
-        cdef int32_t first, depth
+        cdef int count, k, i, role = 0, depth = 0
+        cdef int32_t first
         cdef ProofNode* c
         cdef ProofNode* node
         cdef double init[9]             # (a, b, t) of a new capture-domain child by value (capture_leaf_init)
-        cdef double offset = 0.0        # PP's branching term of the new children's leaf log-odds
+        cdef double offset = 0.0        # PP's branching term and depth decay of the new children's log-odds
         self.developed += 1
         if (self.developed & 63) == 0:
             self.grow_memos()
         if self.domain == DOMAIN_TREE:
             count = self.develop_tree(n)
         else:
-            count = self.develop_capture(n)
+            count = self.develop_capture(n, &depth)
         node = &self.st.nodes[n]
         node.developed = 1
         if count == DEPTH_CUTOFF:       # too deep: the attacker has failed on this line
@@ -1398,7 +1397,7 @@ cdef class Solver:
         node = &self.st.nodes[n]
         first = self.st.n
         if self.domain == DOMAIN_CAPTURE:
-            offset = self.capture_leaf_init(AND_NODE if node.kind == OR_NODE else OR_NODE, count, init)
+            offset = self.capture_leaf_init(AND_NODE if node.kind == OR_NODE else OR_NODE, count, depth + 1, init)
         for k in range(count):
             c = &self.st.nodes[first + k]
             c.parent = n
@@ -1435,12 +1434,12 @@ cdef class Solver:
                     return -1
         return 0
 
-    cdef double capture_leaf_init(self, int kind, int count, double* init) noexcept nogil:
+    cdef double capture_leaf_init(self, int kind, int count, int depth, double* init) noexcept nogil:
         """init[3 * value ..] = (a, b, t) of a new child of this kind with that value: init_belief with the
         uniform prior (leaf_init, precomputed), its UNKNOWN log-odds shifted by the returned offset. The
         offset is PP's: the branching weight times the branching log-odds of the number of UNKNOWN children
         among cvalue[0 .. count - 1] (see branching_logodds), less the depth decay times the children's
-        depth (dev_depth + 1); 0 without either. Develop adds it to a learned prior's log-odds too."""
+        depth (plies below the root); 0 without either. Develop adds it to a learned prior's log-odds too."""
         cdef int k, m = 0
         cdef double offset = 0.0, L
         memcpy(init, self.leaf_init[kind], 9 * sizeof(double))
@@ -1451,7 +1450,7 @@ cdef class Solver:
                 if self.cvalue[k] == V_UNKNOWN:
                     m += 1
             offset = self.branching_weight * (BRANCHING_L[m] if kind == AND_NODE else -BRANCHING_L[m])
-        offset -= self.depth_decay * (self.dev_depth + 1)
+        offset -= self.depth_decay * depth
         if offset == 0.0:
             return 0.0
         L = init[3 * V_UNKNOWN] + offset
@@ -1473,7 +1472,9 @@ cdef class Solver:
             self.cvalue[k] = self.t_value[self.t_first[t] + k]
         return count
 
-    cdef int develop_capture(self, int32_t n) noexcept nogil:
+    cdef int develop_capture(self, int32_t n, int* n_depth) noexcept nogil:
+        """n's moves into cand/cvalue (their pattern stacks into ckeys when wanted): their count, or
+        DEPTH_CUTOFF at max_depth. n_depth = n's depth (plies below the root)."""
         cdef CaptureGoal* g = self.cap
         cdef BoardState* b = &g.work
         cdef int depth = 0, i, count, k = 0, role
@@ -1489,7 +1490,7 @@ cdef class Solver:
             self.path[depth] = self.st.nodes[x].move
             depth += 1
             x = self.st.nodes[x].parent
-        self.dev_depth = depth
+        n_depth[0] = depth
         if depth >= self.max_depth:
             return DEPTH_CUTOFF
         board.copy_state(b, &g.root)

@@ -135,6 +135,7 @@ class TacticsCommands(CommandGroup):
                     f"decay={p.depth_decay:g}")
         changes, prior_name = {}, None
         keys = {"budget": "max_nodes", "method": "method", "move_gen": "move_gen", "l_max": "l_max"}
+        weights = {"branching": "branching_weight", "decay": "depth_decay"}
         for arg in args:
             key, sep, value = arg.partition("=")
             if not sep or not value:
@@ -146,10 +147,8 @@ class TacticsCommands(CommandGroup):
                 if key == "budget" and n > MAX_BUDGET:
                     raise GtpError(f"budget above {MAX_BUDGET}")
                 changes[keys[key]] = n
-            elif key == "branching":
-                changes["branching_weight"] = parse_float(value)
-            elif key == "decay":
-                changes["depth_decay"] = parse_float(value)
+            elif key in weights:
+                changes[weights[key]] = parse_float(value)
             elif key in keys:
                 changes[keys[key]] = value
             else:
@@ -251,10 +250,11 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
              "depth_decay": args.depth_decay}
     try:
         engine_params = load_config(None, args.overrides)
-        params, prior = reading_settings(engine_params.reading)
+        reading = engine_params.reading
+        if args.prior is not None:          # the file is read once, the flag's instead of the config's
+            reading = dataclasses.replace(reading, prior=args.prior)
+        params, prior = reading_settings(reading)
         params = dataclasses.replace(params, **{k: v for k, v in flags.items() if v is not None})
-        if args.prior is not None:
-            prior = prior_named(args.prior)
     except (ConfigError, ValueError, GtpError) as e:
         print(f"tactics_commands: {e}", file=sys.stderr)
         return 2

@@ -107,6 +107,7 @@ def test_apply_override_returns_a_new_object():
     ("reading:\n  method: alphabeta\n", "reading.method: must be one of pp, pns"),
     ("reading:\n  budget: 0\n", "reading.budget: must be >= 1"),
     ("reading:\n  branching: -1\n", "reading.branching: must be >= 0"),
+    ("reading:\n  decay: -1\n", "reading.decay: must be >= 0"),
     ("reading:\n  prior: ''\n", "reading.prior: must not be empty"),
 ])
 def test_bad_files_name_the_key(tmp_path, yaml_text, message):

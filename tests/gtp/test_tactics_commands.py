@@ -194,6 +194,7 @@ def test_the_command_line_takes_a_prior_file(tmp_path):
                           input="", capture_output=True, text=True, timeout=60)
     assert done.returncode == 2 and "no prior file" in done.stderr and done.stdout == ""
 
+
 def test_a_pass_is_written_as_gnugo_writes_it():
     # GnuGo prints a pass as "PASS" (its ko tests expect "#? [2 PASS]"); the solver's own commands say "pass"
     assert gnugo_vertex(PASS, 9) == "PASS" and gnugo_vertex(vertex_to_point("D7", 9), 9) == "D7"
@@ -217,6 +218,7 @@ def test_a_ko_defence_names_the_ko_move_unless_passing_is_the_answer(number, exp
     r = tactics.solve_ko(board, bt.parse_vertex(board, case.vertex), attack=False, params=GTP_PARAMS)
     assert re.fullmatch(expected, f"{r.code} {gnugo_vertex(r.move, board.size)}"), r
 
+
 def test_the_engine_config_sets_the_reading_commands(tmp_path):
     path = tmp_path / "ladder_prior.npz"
     trained_prior_file(path)
@@ -228,6 +230,7 @@ def test_the_engine_config_sets_the_reading_commands(tmp_path):
         assert proc.send("quit")[0]
     finally:
         assert proc.close() == 0, proc.stderr_text()[-2000:]
+
 
 def test_ko_results_in_gnugo_format():
     # 5x5: Black B4 A3 B2, White C4 B3 D3 C2; Black C3 takes B3 by a ko capture (GnuGo's KO_A = "2")
