@@ -38,7 +38,8 @@ check-rules: install
 	$(PYTHON) -m bench.rules --data $(DATA)
 
 clean:
-	rm -rf build *.egg-info .deps.stamp engine/*.c engine/*.so priors/*.c priors/*.so
+	rm -rf build *.egg-info .deps.stamp
+	find engine priors \( -name "*.c" -o -name "*.so" \) -delete
 
 # Learned priors: train the MM model and measure move prediction on unseen games.
 train: install

@@ -5,7 +5,7 @@ import re
 
 import numpy
 from Cython.Build import cythonize
-from setuptools import Extension, setup
+from setuptools import Extension, find_packages, setup
 
 # Hot code is checked by tests in the same build; these directives apply everywhere and are overridden
 # per function only with a comment saying why.
@@ -24,7 +24,7 @@ def extensions():
     # TESUJI_BUILD_ONLY=engine.board,engine.playout limits a development build to those modules.
     only = [m for m in os.environ.get("TESUJI_BUILD_ONLY", "").split(",") if m]
     exts = []
-    for pyx in sorted(glob.glob("engine/*.pyx") + glob.glob("priors/*.pyx")):
+    for pyx in sorted(p for package in PACKAGES for p in glob.glob(f"{package.replace('.', os.sep)}/*.pyx")):
         name = os.path.splitext(pyx)[0].replace(os.sep, ".")
         if only and name not in only:
             continue
@@ -34,14 +34,16 @@ def extensions():
     return cythonize(exts, compiler_directives=DIRECTIVES, nthreads=2)
 
 
+# Every package below the top-level folders, and with it every `.pyx` they hold, subpackages' too.
+PACKAGES = find_packages(include=["engine*", "priors*", "gtp*", "bench*"])
 VERSION = re.search(r'__version__ = "(.+)"', open("engine/__init__.py").read()).group(1)
 
 setup(
     name="tesuji",
     version=VERSION,
     description="Monte-Carlo tree search Go engine with learned move-prediction priors, speaking GTP",
-    packages=["engine", "priors", "gtp", "bench"],
-    package_data={"engine": ["*.pxd"], "priors": ["*.pxd", "models/*.npz"]},
+    packages=PACKAGES,
+    package_data={"": ["*.pxd"], "priors": ["models/*.npz"]},
     ext_modules=extensions(),
     python_requires=">=3.9",
     install_requires=["numpy", "sgfmill", "pyyaml", "tqdm", "matplotlib", "dask[distributed]"],

@@ -29,6 +29,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from engine.params import TacticsParams
+
 cdef double LN2 = 0.6931471805599453
 cdef int DEPTH_CUTOFF = -2                   # develop_capture's answer at max_depth
 cdef int NODE_DOUBLES = sizeof(ProofNode) // sizeof(double)   # stride between siblings' `a` fields
@@ -2015,57 +2017,6 @@ def pattern_keys(Board position not None, move: int, goal: int, *, role: int = 0
 
 
 # --- the Python API: parameters, the liberty loop, attack and defend ---
-
-@dataclass(frozen=True)
-class TacticsParams:
-    method: str = "pp"           # "pp" (Bayesian proof search) or "pns" (proof-number search)
-    max_nodes: int = 100_000     # developed nodes per query, summed over the liberty loop
-    max_store: int = 20_000_000  # nodes the tree may hold (a memory bound; a full store ends as UNKNOWN)
-    max_depth: int = 100         # plies below the root; a leaf this deep has no moves (the attacker fails)
-    move_gen: str = "region"     # "region" (the problem's bounding box) or "local" (around the goal)
-    margin: int = 1              # points added around the stones' bounding box by the region generator
-    l_start: int = 0             # first L of the goal "FALSE at >= L liberties"; 0 means libs + 1
-    l_max: int = 8               # last L tried: FALSE at l_max is the final answer
-    prior_p: float = 0.5         # the uniform leaf prior (when no learned prior is given)
-    branching_weight: float = 0.0  # PP adds w * branching_logodds(number of moves) to every leaf's log-odds,
-                                 # uniform or learned (ours: it stops PP's dive in wide trees); 0 is off
-    depth_decay: float = 0.0     # PP lowers every leaf's log-odds of TRUE by this much per ply below the
-                                 # root, uniform or learned (ours: a line whose beliefs repeat ply after
-                                 # ply looks worse as it gets longer); 0 is off
-    empty_and_true: bool = True  # a defender with no move loses (G2); False follows the paper's text
-    mark_block: bool = True      # patterns mark the whole goal block as "goal" (else the vertex only)
-    counter_slack: int = 0       # local generator: the defender may attack adjacent attacker blocks with
-                                 # up to libs(goal) + counter_slack liberties (0: as many as the goal)
-    defender_reach: int = 1      # local generator: 1 = goal liberties and second-order liberties for the
-                                 # defender; 2 = every empty point within distance 2 of the goal block
-    ko_results: bool = True      # attack/defend give GnuGo's ko codes 2 and 3 (solve_ko), else only 1 and 0
-    defender_pass: bool = True   # the defender may pass (play elsewhere): a block in seki is not captured
-
-    def __post_init__(self) -> None:
-        if self.method not in _METHODS:
-            raise ValueError(f"tactics.method: must be one of {sorted(_METHODS)}, got {self.method!r}")
-        if self.move_gen not in _GENERATORS:
-            raise ValueError(f"tactics.move_gen: must be one of {sorted(_GENERATORS)}, got {self.move_gen!r}")
-        for name in ("max_nodes", "max_store", "max_depth", "l_max"):
-            if not isinstance(getattr(self, name), int) or getattr(self, name) < 1:
-                raise ValueError(f"tactics.{name}: must be a positive integer, got {getattr(self, name)!r}")
-        if self.max_depth >= MAX_PLIES:
-            raise ValueError(f"tactics.max_depth: must be below {MAX_PLIES}")
-        if not isinstance(self.l_start, int) or self.l_start < 0:
-            raise ValueError(f"tactics.l_start: must be >= 0, got {self.l_start!r}")
-        if not isinstance(self.counter_slack, int) or self.counter_slack < 0:
-            raise ValueError(f"tactics.counter_slack: must be >= 0, got {self.counter_slack!r}")
-        if self.defender_reach not in (1, 2):
-            raise ValueError(f"tactics.defender_reach: must be 1 or 2, got {self.defender_reach!r}")
-        if not isinstance(self.margin, int) or self.margin < 0:
-            raise ValueError(f"tactics.margin: must be >= 0, got {self.margin!r}")
-        if not 0.0 < self.prior_p < 1.0:
-            raise ValueError(f"tactics.prior_p: must be in (0, 1), got {self.prior_p!r}")
-        if not (math.isfinite(self.branching_weight) and self.branching_weight >= 0.0):
-            raise ValueError(f"tactics.branching_weight: must be finite and >= 0, got {self.branching_weight!r}")
-        if not (math.isfinite(self.depth_decay) and self.depth_decay >= 0.0):
-            raise ValueError(f"tactics.depth_decay: must be finite and >= 0, got {self.depth_decay!r}")
-
 
 @dataclass
 class Result:
