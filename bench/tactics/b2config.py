@@ -17,7 +17,7 @@ from engine.tactics import TacticsParams
 
 CONFIG_FILE = ROOT / "configs" / "tactics-b2.yaml"
 NAME = re.compile(r"[a-z0-9_]+")
-LEARN_MODES = (True, "all", "consistent", "priced", "consistent_priced")   # tactics.solve's, learning ones
+LEARN_MODES = ("all", "consistent", "priced", "consistent_priced")   # tactics.solve's, besides true
 FIELDS = {f.name: f.default for f in dataclasses.fields(TacticsParams)}
 SET_BY_B2 = ("method", "max_nodes", "max_store", "move_gen", "l_max")      # B2 sets these for every solver
 
@@ -65,8 +65,8 @@ def _config(name: str, entry: Any, where: str) -> PriorConfig:
     if "prior" not in entry:
         raise ConfigError(f"{where}.prior: missing")
     learn = entry.get("learn", True)
-    if not any(learn is mode if isinstance(mode, bool) else learn == mode for mode in LEARN_MODES):
-        raise ConfigError(f"{where}.learn: one of true, {', '.join(map(str, LEARN_MODES[1:]))}; got {learn!r}")
+    if learn is not True and learn not in LEARN_MODES:
+        raise ConfigError(f"{where}.learn: true or one of {', '.join(LEARN_MODES)}; got {learn!r}")
     passes = entry.get("passes")
     if passes is not None and (isinstance(passes, bool) or not isinstance(passes, int) or passes < 1):
         raise ConfigError(f"{where}.passes: a positive integer, got {passes!r}")
