@@ -13,7 +13,7 @@ import yaml
 
 from bench.tactics.results import ROOT
 from bench.tactics.training import PriorConfig, new_prior
-from engine.tactics import TacticsParams
+from engine.params import TacticsParams
 
 CONFIG_FILE = ROOT / "configs" / "tactics-b2.yaml"
 NAME = re.compile(r"[a-z0-9_]+")
@@ -62,8 +62,8 @@ def _name(name: Any, where: str) -> str:
 def _config(name: str, entry: Any, where: str) -> PriorConfig:
     entry = _mapping(entry, where)
     _check_keys(entry, [f.name for f in dataclasses.fields(PriorConfig) if f.name != "name"], where)
-    if "prior" not in entry:
-        raise ConfigError(f"{where}.prior: missing")
+    if not isinstance(entry.get("prior"), str):
+        raise ConfigError(f"{where}.prior: the leaf prior's name is missing")
     learn = entry.get("learn", True)
     if learn is not True and learn not in LEARN_MODES:
         raise ConfigError(f"{where}.learn: true or one of {', '.join(LEARN_MODES)}; got {learn!r}")
@@ -78,7 +78,7 @@ def _config(name: str, entry: Any, where: str) -> PriorConfig:
     try:
         new_prior(config)
     except ValueError as e:
-        raise ConfigError(f"{where}.params: {e}") from None
+        raise ConfigError(f"{where}: {e}") from None        # names the prior or the parameter
     return config
 
 

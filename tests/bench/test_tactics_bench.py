@@ -88,8 +88,8 @@ GOOD = {"configs": {"a": {"prior": "hier", "learn": "consistent"}}, "references"
 @pytest.mark.parametrize("change, message", [
     ({"extra": {}}, "extra: unknown key"),
     ({"configs": {"a": {"prior": "hier", "lern": True}}}, "configs.a.lern: unknown key"),
-    ({"configs": {"a": {"learn": True}}}, "configs.a.prior: missing"),
-    ({"configs": {"a": {"prior": "oracle"}}}, "configs.a.params: unknown tactics prior 'oracle'"),
+    ({"configs": {"a": {"learn": True}}}, "configs.a.prior: the leaf prior's name is missing"),
+    ({"configs": {"a": {"prior": "oracle"}}}, "configs.a: unknown tactics prior 'oracle'"),
     ({"configs": {"a": {"prior": "hier", "params": {"sharpness": 2}}}}, "sharpness"),
     ({"configs": {"a": {"prior": "hier", "learn": "sometimes"}}}, "configs.a.learn"),
     ({"configs": {"a": {"prior": "hier", "passes": 0}}}, "configs.a.passes"),
