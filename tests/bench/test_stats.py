@@ -2,7 +2,8 @@ import math
 
 import pytest
 
-from bench.stats import elo_difference, elo_interval, wilson_interval
+from bench.stats import (Z95, elo_difference, elo_interval, geometric_mean, geometric_mean_interval, signed_rank_p,
+                         wilson_interval)
 
 
 def test_wilson_interval_of_7_in_10_matches_the_published_value():
@@ -51,3 +52,13 @@ def test_elo_interval_maps_the_wilson_bounds():
     elo, low, high = elo_interval(10, 10)
     assert elo == math.inf and high == math.inf and math.isfinite(low) and low > 0
     assert all(math.isnan(x) for x in elo_interval(0, 0))
+
+
+def test_ratios_average_on_the_log_scale():
+    assert geometric_mean([4.0, 0.25, 1.0]) == pytest.approx(1.0)
+    low, high = geometric_mean_interval([2.0, 8.0])          # logs ln 2, 3 ln 2: mean 2 ln 2, sd sqrt(2) ln 2
+    half = Z95 * math.log(2.0)
+    assert (low, high) == (pytest.approx(4.0 * math.exp(-half)), pytest.approx(4.0 * math.exp(half)))
+    assert signed_rank_p([0.1] * 9) is None                   # too few
+    assert signed_rank_p([0.0] * 20 + [0.1] * 9) is None      # zeros do not count
+    assert signed_rank_p([0.1 * k for k in range(1, 13)]) < 0.01

@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from bench import tactics as bt
+from bench.tactics.problems import read_tst, tst_position
 from engine import tactics
 from engine.game import Game
 from engine.tactics import Solver
@@ -212,10 +212,10 @@ def test_a_ko_defence_names_the_ko_move_unless_passing_is_the_answer(number, exp
     if not GNUGO_REGRESSION.exists():
         pytest.skip(f"{GNUGO_REGRESSION} is absent (set TESUJI_DATA to the directory holding the archives)")
     with tarfile.open(GNUGO_REGRESSION) as tar:
-        case = next(c for c in bt.read_tst(tar.extractfile("regression/reading.tst").read().decode())
+        case = next(c for c in read_tst(tar.extractfile("regression/reading.tst").read().decode())
                     if c.number == number)
-        board = bt.tst_position(tar, case)
-    r = tactics.solve_ko(board, bt.parse_vertex(board, case.vertex), attack=False, params=GTP_PARAMS)
+        board = tst_position(tar, case)
+    r = tactics.solve_ko(board, vertex_to_point(case.vertex, board.size), attack=False, params=GTP_PARAMS)
     assert re.fullmatch(expected, f"{r.code} {gnugo_vertex(r.move, board.size)}"), r
 
 

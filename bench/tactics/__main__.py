@@ -1,0 +1,5 @@
+import sys
+
+from bench.tactics.cli import main
+
+sys.exit(main())
