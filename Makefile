@@ -49,7 +49,7 @@ train-fbt: install
 	$(PYTHON) -m priors.train configs/train-fbt.yaml
 
 bench-predict: install
-	$(PYTHON) -m priors.evaluate priors/models/mm.npz --data $(DATA)
+	$(PYTHON) -m priors.evaluate priors/models/mm.npz --data $(DATA) --name mm
 
 # FBT against LFR (and MM) on both feature sets, k = 5 and 10, 20,000 training games (Xiao & Mueller's
 # Tables 1 and 2): trains the models into $(FBT_MODELS), extracting each feature set's competitions once
@@ -74,12 +74,12 @@ bench-fbt: install
 	$(FBT_TRAIN) --set patterns.min_count=0 --set model=mm --output $(FBT_MODELS)/mm-small.npz
 	$(PYTHON) -m priors.evaluate $(FBT_MODELS)/fbt10-large.npz $(FBT_MODELS)/lfr10-large.npz priors/models/mm.npz \
 	  $(FBT_MODELS)/fbt10-small.npz $(FBT_MODELS)/lfr10-small.npz $(FBT_MODELS)/mm-small.npz \
-	  --data $(DATA) --name predict-fbt-k10
+	  --data $(DATA) --name fbt-k10
 	$(PYTHON) -m priors.evaluate $(FBT_MODELS)/fbt5-large.npz $(FBT_MODELS)/lfr5-large.npz \
-	  $(FBT_MODELS)/fbt5-small.npz $(FBT_MODELS)/lfr5-small.npz --data $(DATA) --name predict-fbt-k5
+	  $(FBT_MODELS)/fbt5-small.npz $(FBT_MODELS)/lfr5-small.npz --data $(DATA) --name fbt-k5
 
 # The same comparison as the paper reports it, the mean of 5 seeds per cell (configs/bench-fbt-runs.yaml;
-# bench/results/fbt-runs). Resumable; FBT_RUNS_ONLY="FBT5-small LFR5-small" picks cells. The F_small cells
+# bench/results/fbt-runs/paper/). Resumable; FBT_RUNS_ONLY="FBT5-small LFR5-small" picks cells. The F_small cells
 # take about 40 minutes on an idle core, the sampled-gradient cells 20, the F_large cells several hours.
 FBT_RUNS_ONLY ?=
 bench-fbt-runs: install

@@ -1,7 +1,8 @@
 """Benchmarks and experiments, one module per question, each runnable as `python -m bench.<name>`.
 
-Engines are driven only through GTP subprocesses, ours included. Results go under `bench/results/`.
+Engines are driven only through GTP subprocesses, ours included. Results go under `bench/results/<bench>/<slug>/`.
 
+- `records`     where a record goes (`results_folder`) and the commit it was measured at
 - `gtpclient`    a GTP subprocess with timeouts and restarts
 - `stats`        Wilson intervals and Elo differences
 - `matchconfig`  match configuration: engines, variants, board, games; validated

@@ -5,7 +5,7 @@
 Every variant of the player plays `games` games against the opponent (see bench.matchconfig).
 Games run in parallel through a concurrent.futures executor: a local process pool of --jobs
 workers, or a Dask distributed cluster with --scheduler ADDRESS (its workers need this package and
-the engines' commands). The run folder (default bench/runs/<name>-<date>) gets:
+the engines' commands). The run folder (default bench/results/match/<name>/) gets:
 
     run.json              config, command, commit, host, engines' names and versions, dates
     games.jsonl           one record per game, appended as games finish (see bench.game)
@@ -13,8 +13,8 @@ the engines' commands). The run folder (default bench/runs/<name>-<date>) gets:
     <variant>.dat         gogui-twogtp results table, from the player's (-black) point of view
     summary.txt/.json     the table printed at the end; winrate.png, the plot
 
-Running the same config with the same folder again (the same --out, or the same day for the
-default folder) resumes: games already in games.jsonl are not replayed, and a config with more
+Running the same config with the same folder again (the same --out, or none for the default
+folder) resumes: games already in games.jsonl are not replayed, and a config with more
 games plays only the new ones. A folder whose games were played with another board, komi, seed or
 engine command is refused.
 """
@@ -29,7 +29,6 @@ import os
 import platform
 import signal
 import socket
-import subprocess
 import sys
 import time
 from dataclasses import dataclass
@@ -41,6 +40,7 @@ from bench import report
 from bench.game import GameTask, play_game
 from bench.gtpclient import EngineFault, GtpEngine, GtpError
 from bench.matchconfig import ConfigError, EngineSpec, MatchConfig, load_config
+from bench.records import git_commit
 from bench.sgfout import game_sgf
 
 # Keys whose change makes earlier games of a run folder incomparable with new ones.
@@ -57,10 +57,6 @@ class EngineInfo:
     version: str
     label: str
     command: str
-
-
-def default_run_dir(cfg: MatchConfig) -> Path:
-    return Path("bench") / "runs" / f"{cfg.name}-{time.strftime('%Y%m%d')}"
 
 
 # -- engines, checked before the first game ------------------------------------------------------
@@ -145,20 +141,6 @@ def read_records(path: Path) -> dict[tuple[str, int], dict]:
               file=sys.stderr)
         path.write_text("".join(line + "\n" for line in good), encoding="utf-8")
     return records
-
-
-def git_commit() -> str:
-    """The commit of this code, with `+changes` when the work tree differs (read-only git calls)."""
-    env = {**os.environ, "GIT_OPTIONAL_LOCKS": "0"}
-    where = Path(__file__).resolve().parent
-    try:
-        head = subprocess.run(["git", "rev-parse", "--short=12", "HEAD"], capture_output=True, text=True,
-                              timeout=10, cwd=where, env=env).stdout.strip()
-        changed = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"],
-                                 capture_output=True, text=True, timeout=30, cwd=where, env=env).stdout.strip()
-        return (head + ("+changes" if changed else "")) or "unknown"
-    except (OSError, subprocess.SubprocessError):
-        return "unknown"
 
 
 class Run:
@@ -398,7 +380,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("config", help="match configuration (YAML)")
     parser.add_argument("--jobs", type=int, default=None, help="games played at once (default: the config's jobs)")
     parser.add_argument("--scheduler", metavar="ADDRESS", help="run the games on this Dask scheduler")
-    parser.add_argument("--out", metavar="DIR", help="run folder (default bench/runs/<name>-<date>)")
+    parser.add_argument("--out", metavar="DIR", help="run folder (default bench/results/match/<name>/)")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     args = parser.parse_args(argv)
     if args.jobs is not None and args.jobs < 1:
@@ -408,7 +390,7 @@ def main(argv: list[str] | None = None) -> int:
     except ConfigError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
-    run_dir = Path(args.out) if args.out else default_run_dir(cfg)
+    run_dir = Path(args.out) if args.out else cfg.run_dir
     signal.signal(signal.SIGTERM, _raise_interrupt)      # a kill stops the run like Ctrl-C does
     _stacks_on_sigusr1()
     command = ["python", "-m", "bench.match"] + (sys.argv[1:] if argv is None else list(argv))

@@ -4,7 +4,7 @@ Every problem is a `ConfigError` naming the key (`player.timeout: expected a pos
 An example, with the defaults of the optional keys:
 
 ```yaml
-name: quick                 # run name; default: the file name without .yaml
+name: quick                 # run name (its folder: bench/results/match/<name>/); default: the file name
 board_size: 9               # required, 2..25
 komi: 7.5
 games: 4                    # required: games per variant
@@ -43,6 +43,8 @@ from pathlib import Path
 from typing import Any
 
 import yaml
+
+from bench.records import results_folder
 
 NAME_RE = re.compile(r"^[A-Za-z0-9_.+-]+$")
 PLAYOUTS_RE = re.compile(r"search\.playouts[= ](\d+)")
@@ -91,6 +93,11 @@ class MatchConfig:
     referee: EngineSpec | None = None
     source: str = ""             # the file it was read from
     raw: dict = field(default_factory=dict, compare=False)  # the YAML mapping, for the run record
+
+    @property
+    def run_dir(self) -> Path:
+        """The run folder when none is given: bench/results/match/<name>/."""
+        return results_folder("match", self.name)
 
     @property
     def move_limit(self) -> int:

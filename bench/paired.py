@@ -1,6 +1,6 @@
 """Two match runs against the same opponent, compared game by game.
 
-    python -m bench.paired bench/results/mm-19x19 bench/results/baseline-19x19 [--variant main] [--json]
+    python -m bench.paired bench/results/match/mm-19x19 bench/results/match/baseline-19x19 [--variant main] [--json]
 
 Runs that share a config's seeds and colour order play game i with the same seed and colour, so each
 game of one run pairs with the same-numbered game of the other. Pairing removes the variance that the

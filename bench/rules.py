@@ -1,14 +1,15 @@
 """Replay expert game archives on engine.board and compare every position with sgfmill's board.
 
     python -m bench.rules --data ../shared/data [--archive kgs6d_even.tar.xz] [--limit N] [--workers N]
-                          [--out bench/results]
+                          [--out DIR]
 
 After every move the stones must equal sgfmill's (`sgfmill.boards.Board`) exactly, and so must the
 simple-ko point. Before each move the board's own predictions are checked against the move played:
 `hash_after` against the hash reached, `libs_after` against the exact liberties of the stone's group,
 `self_atari_size` against that group's size when it is left in atari. Setup stones (AB/AW/AE) are
 applied from any node. Archives are read in place. Prints games, moves, mismatches and skipped games,
-writes them to --out as rules-<archive>.json, and exits non-zero on any mismatch.
+writes them to DIR/rules.json (default bench/results/rules/<archive>/, `kgs6d-even` for
+kgs6d_even.tar.xz), and exits non-zero on any mismatch.
 """
 from __future__ import annotations
 
@@ -16,7 +17,6 @@ import argparse
 import json
 import os
 import platform
-import subprocess
 import sys
 import tarfile
 import time
@@ -27,6 +27,7 @@ from typing import Iterator
 import numpy as np
 from sgfmill import boards, sgf, sgf_properties
 
+from bench.records import git_commit, results_folder
 from engine.board import BLACK, PASS, WHITE, Board, IllegalMove
 
 _COLOR = {"b": BLACK, "w": WHITE}
@@ -186,20 +187,16 @@ def run(path: str, limit: int = 0, workers: int = 1) -> Result:
     return total
 
 
-def commit() -> str:
-    try:
-        out = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, timeout=10)
-        return out.stdout.strip() or "unknown"
-    except OSError:
-        return "unknown"
+def archive_folder(archive: str) -> str:
+    """The default record folder of an archive: bench/results/rules/kgs6d-even/ for kgs6d_even.tar.xz."""
+    return str(results_folder("rules", os.path.basename(archive).split(".")[0].replace("_", "-")))
 
 
 def write_record(out_dir: str, path: str, args: argparse.Namespace, result: Result, seconds: float) -> str:
-    name = os.path.basename(path).split(".")[0]
     record = {
         "question": "does engine.board replay expert games exactly as sgfmill does",
         "command": "python -m bench.rules " + " ".join(sys.argv[1:]),
-        "commit": commit(),
+        "commit": git_commit(),
         "date": time.strftime("%Y-%m-%d %H:%M:%S"),
         "machine": {"host": platform.node(), "cpu": platform.processor() or platform.machine(),
                     "cores": os.cpu_count(), "python": platform.python_version()},
@@ -211,7 +208,7 @@ def write_record(out_dir: str, path: str, args: argparse.Namespace, result: Resu
         "skipped_examples": dict(list(result.skipped.items())[:50]),
     }
     os.makedirs(out_dir, exist_ok=True)
-    target = os.path.join(out_dir, f"rules-{name}.json")
+    target = os.path.join(out_dir, "rules.json")
     with open(target, "w") as f:
         json.dump(record, f, indent=1)
     return target
@@ -223,7 +220,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--archive", default="kgs6d_even.tar.xz", help="archive file name in --data")
     parser.add_argument("--limit", type=int, default=0, help="replay only the first N games (0 = all)")
     parser.add_argument("--workers", type=int, default=1, help="worker processes")
-    parser.add_argument("--out", default="bench/results", help="directory for the JSON record ('' = none)")
+    parser.add_argument("--out", help="folder for the JSON record (default bench/results/rules/<archive>/; '' = none)")
     args = parser.parse_args(argv)
     if args.limit < 0 or args.workers < 1:
         parser.error("--limit must be >= 0 and --workers >= 1")
@@ -248,8 +245,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"  mismatch: {line}")
     for name, reason in list(result.skipped.items())[:20]:
         print(f"  skipped: {name}: {reason}")
-    if args.out:
-        print(f"record      {write_record(args.out, path, args, result, seconds)}")
+    out = archive_folder(args.archive) if args.out is None else args.out
+    if out:
+        print(f"record      {write_record(out, path, args, result, seconds)}")
     return 1 if result.mismatches else 0
 
 

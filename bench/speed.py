@@ -1,6 +1,6 @@
 """Playouts per second: the full search (tree + playouts) by board size and thread count, and raw playouts.
 
-    python -m bench.speed [--sizes 9 19] [--seconds S] [--threads 1 2] [--repeats R] [--out FILE]
+    python -m bench.speed [--sizes 9 19] [--seconds S] [--threads 1 2] [--repeats R] [--name SLUG | --out FILE]
 
 Each figure is the median of R timed runs from the empty board (the range is printed beside it), in
 wall-clock playouts/s and, because the machine may be shared, also per CPU-second of this process.
@@ -17,31 +17,18 @@ import json
 import os
 import platform
 import statistics
-import subprocess
 import sys
 import time
 from pathlib import Path
 
+from bench.records import git_commit, results_folder
 from engine.board import Board
 from engine.params import PlayoutParams, SearchParams
 from engine.playout import run_playouts
 from engine.search import Search
 
-RESULTS = Path(__file__).resolve().parent / "results"
 TARGETS = {9: 15000, 19: 4000}       # playouts/s per thread
 RATIO_TARGET = 1.7
-
-
-def git_commit() -> str:
-    try:
-        root = Path(__file__).resolve().parent.parent
-        commit = subprocess.run(["git", "rev-parse", "HEAD"], cwd=root, capture_output=True, text=True,
-                                timeout=10).stdout.strip()
-        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=root,
-                               capture_output=True, text=True, timeout=10).stdout.strip()
-        return commit + ("-dirty" if dirty else "") if commit else "unknown"
-    except (OSError, subprocess.SubprocessError):
-        return "unknown"
 
 
 def time_search(size: int, threads: int, seconds: float, seed: int) -> tuple[float, float]:
@@ -130,8 +117,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--threads", type=int, nargs="+", default=[1, 2])
     parser.add_argument("--seconds", type=float, default=3.0, help="length of each timed run")
     parser.add_argument("--repeats", type=int, default=3, help="timed runs per figure (median reported)")
-    parser.add_argument("--out", type=Path, default=RESULTS / "speed.json")
+    parser.add_argument("--name", default="default", help="the record's folder: bench/results/speed/NAME/")
+    parser.add_argument("--out", type=Path, help="the JSON record (default: speed.json in the --name folder)")
     args = parser.parse_args(argv)
+    try:
+        args.out = args.out or results_folder("speed", args.name) / "speed.json"
+    except ValueError as e:
+        parser.error(str(e))
     if any(not 2 <= s <= 25 for s in args.sizes):
         parser.error("board sizes must be in 2..25")
     if any(t < 1 for t in args.threads) or args.seconds <= 0 or args.repeats < 1:

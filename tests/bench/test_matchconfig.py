@@ -1,10 +1,12 @@
+import json
 import textwrap
 from pathlib import Path
 
 import pytest
 
-from bench.match import main
+from bench.match import check_resume, main, settings
 from bench.matchconfig import ConfigError, load_config, parse_config
+from bench.records import results_folder
 
 GNUGO = "/usr/games/gnugo --mode gtp --level 1 --chinese-rules"
 
@@ -118,6 +120,14 @@ def test_the_match_configs_of_the_repository_are_valid(path):
         assert "--level 10" in cfg.opponent.command and "{seed}" in cfg.opponent.setup[0]
     else:                                    # a head-to-head run: the other Tesuji is seeded too
         assert "gtp.cli" in cfg.opponent.command and "{seed}" in cfg.opponent.command
+
+
+@pytest.mark.parametrize("path", sorted(set(CONFIGS.glob("match-*.yaml")) - {CONFIGS / "match-quick.yaml"}),
+                         ids=lambda p: p.name)
+def test_a_recorded_run_is_in_its_configs_default_folder_and_would_resume_there(path):
+    cfg = load_config(path)
+    assert cfg.run_dir == results_folder("match", cfg.name) and (cfg.run_dir / "games.jsonl").is_file()
+    check_resume(json.loads((cfg.run_dir / "run.json").read_text())["settings"], settings(cfg), cfg.run_dir)
 
 
 def test_the_baseline_and_sweep_configs_say_what_the_experiments_need():

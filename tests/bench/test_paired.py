@@ -4,6 +4,7 @@ import math
 import pytest
 
 from bench.paired import load_games, main, mcnemar_exact, pair
+from bench.records import results_folder
 
 
 def record(game: int, winner: str | None, colour: str = "b", seed: int | None = None,
@@ -82,3 +83,10 @@ def test_a_line_still_being_written_is_left_out_and_the_file_kept(tmp_path):
     before = path.read_text()
     assert sorted(load_games(run, "main")) == [0, 1]
     assert path.read_text() == before
+
+
+def test_the_recorded_19x19_runs_pair_as_bench_results_says(capsys):
+    runs = results_folder("match", "mm-19x19"), results_folder("match", "baseline-19x19")
+    assert main([str(runs[0]), str(runs[1]), "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert (out["pairs"], out["first_only"], out["second_only"]) == (39, 34, 1) and out["p_value"] < 2.1e-9
