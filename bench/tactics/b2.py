@@ -16,6 +16,7 @@ import random
 import time
 from typing import Optional
 
+from bench.records import git_commit
 from bench.tactics.b2config import b2_settings
 from bench.tactics.labels import known_true
 from bench.tactics.problems import Problem, distinct_problems, tsumego_problems
@@ -71,7 +72,6 @@ def b2_problems(args: argparse.Namespace, pool: concurrent.futures.Executor) -> 
 def save_prior(args: argparse.Namespace, pool: concurrent.futures.Executor) -> dict:
     """Train one B2 configuration on every known-TRUE problem of the pool and save the prior: a model file
     for `bps_config prior=FILE` (GTP) and B3's `--b3-prior`."""
-    from bench.speed import git_commit
     config, regime = b2_settings().configs[args.b2_configs[0]], args.b2_regimes.strip()
     candidates, problems = b2_problems(args, pool)
     params = {"move_gen": regime, "max_nodes": args.b2_budget if regime == "region" else args.b2_local_budget,

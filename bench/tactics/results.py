@@ -10,8 +10,9 @@ import os
 import platform
 from pathlib import Path
 
+from bench import records
+
 ROOT = Path(__file__).resolve().parents[2]
-RESULTS = ROOT / "bench" / "results"
 
 
 def record_slug(bench: str, quick: bool = False, tag: str = "") -> str:
@@ -21,14 +22,13 @@ def record_slug(bench: str, quick: bool = False, tag: str = "") -> str:
 
 def results_folder(slug: str) -> Path:
     """bench/results/tactics/<slug>/, made if missing."""
-    folder = RESULTS / "tactics" / slug
+    folder = records.results_folder("tactics", slug)
     folder.mkdir(parents=True, exist_ok=True)
     return folder
 
 
 def provenance(args: argparse.Namespace, argv: list[str]) -> dict:
-    from bench.speed import git_commit
-    return {"command": "python -m bench.tactics " + " ".join(argv), "commit": git_commit(),
+    return {"command": "python -m bench.tactics " + " ".join(argv), "commit": records.git_commit(),
             "date": datetime.datetime.now().isoformat(timespec="seconds"), "machine": platform.node(),
             "cpu": platform.processor() or platform.machine(), "cpus": os.cpu_count(),
             "python": platform.python_version(),

@@ -10,6 +10,7 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
+from bench import records
 from bench.tactics import b2, b3, labels, report, results
 from bench.tactics.b1 import solve_both
 from bench.tactics.b2config import ConfigError, b2_settings, parse_b2
@@ -33,7 +34,7 @@ def problem(diagram: str, goal: str) -> Problem:
 def test_records_go_to_one_short_folder_per_run(tmp_path, monkeypatch):
     assert results.record_slug("b1") == "b1" and results.record_slug("b1", quick=True) == "b1-quick"
     assert results.record_slug("b2", True, "pool2000") == "b2-quick-pool2000"
-    monkeypatch.setattr(results, "RESULTS", tmp_path)
+    monkeypatch.setattr(records, "RESULTS", tmp_path)
     folder = results.results_folder("ladder")
     assert folder == tmp_path / "tactics" / "ladder" and folder.is_dir()
     args = parse_args(["--only", "b2", "--b2-seeds", "5", "--b2-regimes", "local", "--tag", "local5"])
