@@ -76,7 +76,7 @@ import numpy as np
 from engine import tactics
 from engine.board import BLACK, WHITE, Board
 from engine.game import Game
-from engine.tactics_priors import CALIBRATED, make_prior
+from priors.leaf_priors import CALIBRATED, make_leaf_prior
 
 RESULTS = Path(__file__).resolve().parent / "results"
 ROOT = Path(__file__).resolve().parent.parent
@@ -493,7 +493,7 @@ def train_prior(config: str, train: list[Problem], params: dict, passes: int):
     kind, kw, learn, options = config_parts(config)
     passes = options.get("passes", passes)
     search, solve_options = config_options(options)
-    prior = make_prior(kind, **kw)
+    prior = make_leaf_prior(kind, **kw)
     p = tactics.TacticsParams(method="pp", **params, **search)
     todo, solved_train, t0 = list(train), 0, time.process_time()
     for n_pass in range(passes):

@@ -10,7 +10,7 @@ import pytest
 
 from bench import tactics as bt
 from engine import tactics
-from engine.tactics_priors import load_prior, make_prior
+from priors.leaf_priors import load_leaf_prior, make_leaf_prior
 from engine.board import BLACK, WHITE
 from tests.boards import board_from_ascii, normalize, vertex
 from tests.engine.test_tactics import LADDER, NET
@@ -133,7 +133,7 @@ def problem(diagram: str, goal: str) -> bt.Problem:
 @pytest.mark.parametrize("config", sorted(bt.B2_CONFIGS))
 def test_every_configuration_trains_and_answers(config):
     kind, kw, learn, options = bt.config_parts(config)
-    prior = make_prior(kind, **kw)
+    prior = make_leaf_prior(kind, **kw)
     p = problem(LADDER, "D4")
     search, options = bt.config_options(options)
     params = tactics.TacticsParams(move_gen="local", max_nodes=2000, **search)
@@ -184,7 +184,7 @@ def test_a_trained_prior_is_saved_for_the_gtp_commands(tmp_path, monkeypatch):
                           "--b2-regimes", "local", "--b2-local-budget", "3000"])
     info = bt.save_prior(args, pool)
     assert info["problems"] == 2 and info["solved"] >= 1 and info["search"] == {"branching_weight": 1.0}
-    prior = load_prior(path)
+    prior = load_leaf_prior(path)
     assert prior.params()["scale"] == 2.0 and prior.n_patterns() > 0
     header = json.loads(str(np.load(path, allow_pickle=False)["metadata"]))
     assert header["info"]["config"] == "hier_consistent_sharp2_branching"

@@ -16,7 +16,7 @@ from bench import tactics as bt
 from engine import tactics
 from engine.game import Game
 from engine.tactics import Solver
-from engine.tactics_priors import HierGaussPrior
+from priors.leaf_priors import HierGaussPrior
 from gtp.protocol import GtpServer
 from gtp.coords import PASS, vertex_to_point
 from gtp.tactics_commands import GTP_PARAMS, TacticsCommands, gnugo_vertex
