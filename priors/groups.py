@@ -1,5 +1,6 @@
 """The feature-group layout the models share: named group sets in configs, each group's block in a
-flat parameter array, and files written before the later groups existed."""
+flat parameter array, and the checks of a model file's feature set (files written before the later
+groups existed included)."""
 from __future__ import annotations
 
 from typing import Any, Iterable
@@ -7,6 +8,8 @@ from typing import Any, Iterable
 import numpy as np
 
 from priors import features
+from priors.modelfile import ModelError
+from priors.patterns import PATTERN_ARRAYS, PatternSet, patterns_from_arrays
 
 # Named sets of feature groups a config may list in `groups`: the whole feature set, or the 12 groups
 # that models written before side extensions, corner openings and the playout-policy flags have.
@@ -50,3 +53,31 @@ def pad_groups(values: np.ndarray, counts: np.ndarray, n_stored: int, fill: floa
     if extra == 0:
         return values
     return np.concatenate([values, np.full((extra,) + values.shape[1:], fill, dtype=values.dtype)])
+
+
+def unusable(kind: str, why: str) -> ModelError:
+    return ModelError(f"not a usable {kind} model: {why}")
+
+
+def check_feature_file(kind: str, version: int, groups_key: str, arrays: dict[str, np.ndarray],
+                       metadata: dict[str, Any], needed: Iterable[str]) -> int:
+    """The checks of a model file over the shared features: its model `version`, a feature set this
+    one extends (the groups listed under `groups_key`, the Zobrist seed), and the `needed` arrays with
+    the pattern set's. Returns how many feature groups the file holds."""
+    if metadata.get("model_version") != version:
+        raise unusable(kind, f"model version {metadata.get('model_version')}, expected {version}")
+    n_stored = stored_groups(metadata.get(groups_key))
+    if not n_stored or metadata.get("zobrist_seed") != features.ZOBRIST_SEED:
+        raise unusable(kind, "written for another feature set")
+    missing = {*needed, *PATTERN_ARRAYS} - set(arrays)
+    if missing:
+        raise unusable(kind, f"missing arrays {sorted(missing)}")
+    return n_stored
+
+
+def file_patterns(kind: str, arrays: dict[str, np.ndarray]) -> PatternSet | None:
+    """The pattern set a model file holds."""
+    try:
+        return patterns_from_arrays(arrays)
+    except ValueError as err:
+        raise unusable(kind, str(err)) from None

@@ -35,9 +35,8 @@ from priors import features
 from priors.base import Prior, register, require
 from priors.competitions import Competitions, build_competitions
 from priors.fbt import _kernels
-from priors.groups import expand_groups, group_offsets, pad_groups, stored_groups
-from priors.modelfile import ModelError
-from priors.patterns import PATTERN_ARRAYS, PatternSet, pattern_arrays, patterns_from_arrays
+from priors.groups import check_feature_file, expand_groups, file_patterns, group_offsets, pad_groups, unusable
+from priors.patterns import PatternSet, pattern_arrays
 
 MODEL_VERSION = 1
 LOSSES = {"softmax": 0, "binary": 1}
@@ -349,48 +348,36 @@ class FBTPrior(Prior):
 
     @classmethod
     def from_arrays(cls, arrays: dict[str, np.ndarray], metadata: dict[str, Any]) -> "FBTPrior":
-        def fail(why: str) -> ModelError:
-            return ModelError(f"not a usable fbt model: {why}")
-
-        if metadata.get("model_version") != MODEL_VERSION:
-            raise fail(f"model version {metadata.get('model_version')}, expected {MODEL_VERSION}")
-        n_stored = stored_groups(metadata.get("feature_groups"))
-        if not n_stored or metadata.get("zobrist_seed") != features.ZOBRIST_SEED:
-            raise fail("written for another feature set")
-        missing = {"w", "v", "bias", "level_counts", *PATTERN_ARRAYS} - set(arrays)
-        if missing:
-            raise fail(f"missing arrays {sorted(missing)}")
+        n_stored = check_feature_file("fbt", MODEL_VERSION, "feature_groups", arrays, metadata,
+                                      ("w", "v", "bias", "level_counts"))
         hyper = metadata.get("hyperparameters")
         if not isinstance(hyper, dict):
-            raise fail("no hyperparameters")
+            raise unusable("fbt", "no hyperparameters")
         # Files written before the harvest threshold moved to the training config still record it.
         hyper = {key: value for key, value in hyper.items() if key != "pattern_min_count"}
         try:
             prior = cls(FBTHyperparameters(**hyper))
         except (TypeError, ValueError) as err:
-            raise fail(f"bad hyperparameters ({err})") from None
+            raise unusable("fbt", f"bad hyperparameters ({err})") from None
         if not set(prior.hyper.groups) <= set(features.GROUPS[:n_stored]):
-            raise fail("its groups name feature groups the file does not hold")
+            raise unusable("fbt", "its groups name feature groups the file does not hold")
         counts = features.level_counts(len(arrays["pattern_keys"]))
         n = int(counts[:n_stored].sum())
         w, v, bias = arrays["w"], arrays["v"], arrays["bias"]
         if (not np.array_equal(arrays["level_counts"], counts[:n_stored]) or w.shape != (n,)
                 or v.shape != (n, prior.hyper.k) or bias.shape != ()):
-            raise fail("array shapes do not match the feature set")
+            raise unusable("fbt", "array shapes do not match the feature set")
         if any(a.dtype.kind != "f" for a in (w, v, bias)):
-            raise fail("w, v and bias must be floating point")
+            raise unusable("fbt", "w, v and bias must be floating point")
         # A file from before the later groups existed: they get zero parameters and stay out of `groups`.
         w, v = (pad_groups(np.ascontiguousarray(a, dtype=np.float64), counts, n_stored, 0.0) for a in (w, v))
         bias = float(bias)
         if not (np.all(np.isfinite(w)) and np.all(np.isfinite(v)) and math.isfinite(bias)):
-            raise fail("parameters must be finite")
+            raise unusable("fbt", "parameters must be finite")
         offsets = group_offsets(counts)
         if np.any(w[offsets] != 0) or np.any(v[offsets] != 0):
-            raise fail("level 0 of every group must have zero parameters")
-        try:
-            patterns = patterns_from_arrays(arrays)
-        except ValueError as err:
-            raise fail(str(err)) from None
+            raise unusable("fbt", "level 0 of every group must have zero parameters")
+        patterns = file_patterns("fbt", arrays)
         prior._set_parameters(counts, (w, v, bias))
         prior.patterns_ = patterns
         history = metadata.get("history", [])

@@ -24,10 +24,9 @@ import numpy as np
 from priors import features
 from priors.base import Prior, register, require
 from priors.competitions import Competitions, build_competitions
-from priors.groups import expand_groups, group_offsets, pad_groups, stored_groups
+from priors.groups import check_feature_file, expand_groups, file_patterns, group_offsets, pad_groups, unusable
 from priors.mm import _kernels
-from priors.modelfile import ModelError
-from priors.patterns import PATTERN_ARRAYS, PatternSet, pattern_arrays, patterns_from_arrays
+from priors.patterns import PatternSet, pattern_arrays
 
 MODEL_VERSION = 1
 
@@ -159,7 +158,7 @@ class MMPrior(Prior):
         """(row-major index of each candidate, pass = N*N, and its gamma) for `color` to move."""
         index, levels = self._extractor.extract(board, color, self.patterns_)
         out = np.empty(len(index), dtype=np.float64)
-        _kernels.candidate_strengths(levels, self._offsets, self.gammas_, out)
+        _kernels.team_strengths(levels, self._offsets, self.gammas_, out)
         return index, out
 
     def evaluate(self, board, color: int) -> np.ndarray:
@@ -196,39 +195,26 @@ class MMPrior(Prior):
 
     @classmethod
     def from_arrays(cls, arrays: dict[str, np.ndarray], metadata: dict[str, Any]) -> "MMPrior":
-        def fail(why: str) -> ModelError:
-            return ModelError(f"not a usable mm model: {why}")
-
-        if metadata.get("model_version") != MODEL_VERSION:
-            raise fail(f"model version {metadata.get('model_version')}, expected {MODEL_VERSION}")
-        n_stored = stored_groups(metadata.get("groups"))
-        if not n_stored or metadata.get("zobrist_seed") != features.ZOBRIST_SEED:
-            raise fail("written for another feature set")
+        n_stored = check_feature_file("mm", MODEL_VERSION, "groups", arrays, metadata, ("gammas", "level_counts"))
         trained = metadata.get("trained_groups")
         if trained is not None and not set(trained) <= set(features.GROUPS[:n_stored]):
-            raise fail("trained_groups names groups the file does not hold")
-        missing = {"gammas", "level_counts", *PATTERN_ARRAYS} - set(arrays)
-        if missing:
-            raise fail(f"missing arrays {sorted(missing)}")
+            raise unusable("mm", "trained_groups names groups the file does not hold")
         counts = features.level_counts(len(arrays["pattern_keys"]))
         gammas = np.asarray(arrays["gammas"], dtype=np.float64)
         if (not np.array_equal(arrays["level_counts"], counts[:n_stored])
                 or gammas.shape != (counts[:n_stored].sum(),)):
-            raise fail("array shapes do not match the feature set")
+            raise unusable("mm", "array shapes do not match the feature set")
         if not np.all(np.isfinite(gammas)) or not np.all(gammas > 0):
-            raise fail("gammas must be finite and positive")
+            raise unusable("mm", "gammas must be finite and positive")
         gammas = pad_groups(gammas, counts, n_stored, 1.0)     # gamma 1: a later group changes nothing
-        try:
-            patterns = patterns_from_arrays(arrays)
-        except ValueError as err:
-            raise fail(str(err)) from None
+        patterns = file_patterns("mm", arrays)
         default = MMHyperparameters()
         try:
             hyper = MMHyperparameters(int(metadata.get("n_iterations", default.n_iterations)),
                                       float(metadata.get("tolerance", default.tolerance)),
                                       tuple(trained or default.groups))
         except (TypeError, ValueError) as err:
-            raise fail(f"bad hyperparameters ({err})") from None
+            raise unusable("mm", f"bad hyperparameters ({err})") from None
         prior = cls(hyper)
         prior.gammas_ = gammas
         prior.level_counts_ = counts

@@ -151,7 +151,8 @@ def test_incremental_updates_equal_fresh_strengths():
     assert np.max(np.abs(energy - fresh_energy)) < 1e-9
     assert np.max(np.abs(sums - fresh_sums)) < 1e-9
     # a level-0 "feature" has no parameter to update
-    assert _kernels.update_parameter(levels, OFFSETS, counts, groups, w, vf, k, energy, sums, int(OFFSETS[1]), 0, 1.0) != 0
+    assert _kernels.update_parameter(levels, OFFSETS, counts, groups, w, vf, k, energy, sums, int(OFFSETS[1]), 0,
+                                     1.0) != 0
 
 
 # --- T3: the sampled gradient is unbiased (Lemma 1) ------------------------------------------------

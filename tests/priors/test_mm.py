@@ -162,7 +162,7 @@ def test_the_shipped_model_scores_do_not_depend_on_the_new_groups():
         other = levels.copy()
         other[:, LEGACY:] = rng.integers(0, prior.level_counts_[LEGACY:], (len(levels), levels.shape[1] - LEGACY))
         out = np.empty(len(levels))
-        _kernels.candidate_strengths(other, prior._offsets, prior.gammas_, out)
+        _kernels.team_strengths(other, prior._offsets, prior.gammas_, out)
         np.testing.assert_array_equal(out, gamma)
 
 
