@@ -3,9 +3,10 @@
 Steps: harvest large patterns from the training games, turn sampled training and validation positions
 into competitions, fit the model that `model:` names (any registered prior with a `train` module in
 its subpackage; its hyperparameters come from the config's section of that name) with a progress bar
-that shows the training and validation figures per sweep or epoch, and write the model file. Game extraction runs
-in-process, or on a local process pool (`n_workers`), or on a Dask cluster (`--scheduler ADDRESS`):
-games are independent, so each worker handles a chunk of them and returns compact arrays.
+that shows the training and validation figures per sweep or epoch, and write the model file. Game
+extraction runs in-process, or on a local process pool (`n_workers`), or on a Dask cluster
+(`--scheduler ADDRESS`): games are independent, so each worker handles a chunk of them and returns
+compact arrays.
 
 With `cache_dir` set, the patterns and competitions are saved there under a key of the data, pattern
 and validation settings, so that several models (MM, FBT and LFR with several k) fit the same data
