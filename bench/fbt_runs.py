@@ -10,7 +10,7 @@ the test split's competitions, which are extracted once per feature set and cach
 Every finished (cell, seed) is appended to runs.jsonl in the output folder, so an interrupted bench
 resumes where it stopped. The folder also gets summary.json, summary.txt and top1.png.
 
-Scoring is `priors.fbt.score` (ties pessimistic: the expert move's rank counts every candidate
+Scoring is `priors.fbt.model.score` (ties pessimistic: the expert move's rank counts every candidate
 scored at least as high), the same ranks `python -m priors.evaluate` gives position by position.
 """
 from __future__ import annotations
@@ -29,10 +29,12 @@ from typing import Any
 import numpy as np
 import yaml
 
-from priors import fbt
-from priors.evaluate import N_PHASES, PHASE_MOVES, TOP_K
 from priors.competitions import Competitions, concatenate
-from priors.train import (TrainConfig, TrainingData, cache_folder, compete_chunk, fit_fbt,
+from priors.evaluate import N_PHASES, PHASE_MOVES, TOP_K
+from priors.fbt import train as fbt_train
+from priors.fbt.model import FBTPrior, score
+from priors.groups import group_offsets
+from priors.train import (TrainConfig, TrainingData, cache_folder, compete_chunk,
                           load_competitions, load_config, run_chunks, save_competitions, split_dataset,
                           training_data)
 
@@ -130,9 +132,9 @@ def test_competitions(config: TrainConfig, data: TrainingData, sample: float, ar
     return comps
 
 
-def test_scores(prior: fbt.FBTPrior, test: Competitions) -> dict[str, Any]:
+def test_scores(prior: FBTPrior, test: Competitions) -> dict[str, Any]:
     """Top-1 to top-20, mean log-likelihood and top-1 per game phase (priors.evaluate's phases)."""
-    loglik, rank = fbt.score(test, prior.w_, prior.v_, fbt.group_offsets(prior.level_counts_))
+    loglik, rank = score(test, prior.w_, prior.v_, group_offsets(prior.level_counts_))
     phase = np.minimum((test.move_numbers - 1) // PHASE_MOVES, N_PHASES - 1)
     return {
         "positions": int(len(rank)),
@@ -143,9 +145,9 @@ def test_scores(prior: fbt.FBTPrior, test: Competitions) -> dict[str, Any]:
     }
 
 
-def fit_seed(config: TrainConfig, seed: int, data: TrainingData) -> tuple[fbt.FBTPrior, dict]:
+def fit_seed(config: TrainConfig, seed: int, data: TrainingData) -> tuple[FBTPrior, dict]:
     """The cell's model trained with this seed, and its kept validation point."""
-    prior, _, kept = fit_fbt(replace(config, fbt=replace(config.fbt, seed=seed)), data)
+    prior, _, kept = fbt_train.fit(replace(config.hyper, seed=seed), data)
     return prior, kept
 
 

@@ -32,10 +32,10 @@ def engine_version() -> str:
 
 
 def make_prior(p: PriorParams):
-    """The prior the configuration names (priors.base.make_prior), or None for `none`."""
+    """The prior the configuration names (priors.base.load_prior), or None for `none`."""
     if p.name == "none":   # the uniform prior: the search needs no object at all
         return None
-    from priors.base import make_prior as load_prior
+    from priors.base import load_prior
 
     try:
         return load_prior(p.name, p.model)

@@ -33,10 +33,11 @@ import sys
 from typing import Optional, Sequence
 
 from engine import tactics
-from engine.tactics_priors import CALIBRATED, PriorFileError, load_prior, make_prior
 from gtp.commands import expect_args, parse_color, parse_float, parse_int, parse_vertex
 from gtp.coords import PASS, point_to_vertex
 from gtp.protocol import CommandGroup, GtpError
+from priors.leaf_priors import CALIBRATED, load_leaf_prior, make_leaf_prior
+from priors.modelfile import ModelError
 
 # Full-board positions need the local move generator; the budget keeps a query near a second.
 # Full-board positions need the local move generator, widened for the defender (counter-attacks on
@@ -61,12 +62,12 @@ def prior_named(name: str):
     if name == "uniform":
         return None
     if name in CALIBRATED:
-        return make_prior(name, **CALIBRATED[name])
+        return make_leaf_prior(name, **CALIBRATED[name])
     if not name.endswith(".npz"):
         raise GtpError(f"unknown prior {name!r}: uniform, beta, hier or a model file (.npz)")
     try:
-        prior = load_prior(name)
-    except PriorFileError as e:
+        prior = load_leaf_prior(name)
+    except ModelError as e:
         raise GtpError(str(e)) from None
     prior.kernel()                       # the C table, built once here rather than on the first query
     return prior

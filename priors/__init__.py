@@ -1,23 +1,24 @@
-"""Move-prediction priors behind one interface, with their shared features and training.
+"""Learned models: the move priors behind one interface, their shared features and training, and the
+tactical solver's leaf priors.
 
-Every model maps a position to a probability per point (pass last) and is registered by name in
-`priors.base.PRIORS`. The engine asks a prior only when it expands a node. This package knows Go only
-through `engine.board`; it knows nothing of the search or of GTP. Modules, in dependency order:
+A move prior maps a position to a probability per point (pass last). Each kind is a subpackage whose
+class registers itself by name (`@register`), found by `priors.base.registered()` without any list:
+a new prior is one folder here and one preset in `configs/`. This package knows Go only through
+`engine.board` (and `engine.tactics` for the leaf priors' tables); it knows nothing of the search
+or of GTP. Modules, in dependency order:
 
-- `base`          the `Prior` interface, the `none` (uniform) prior, the registry, `.npz` model files
+- `modelfile`     `.npz` model files with a JSON header, read without pickles (every model kind)
+- `base`          the `Prior` interface, `register`, the registry and its discovery, `load_prior`
 - `dataset`       positions streamed from the expert game archives: split, sampling, symmetries
 - `ladder`        a bounded, deterministic ladder reader (Cython, nogil)
 - `features`      the move features shared by training and play (Cython, nogil)
+- `groups`        the feature-group layout the models share (named sets, parameter blocks)
 - `patterns`      large circular patterns: harvesting and the matched set
 - `competitions`  positions as generalized Bradley-Terry competitions, stored compactly
-- `mm`            the `mm` prior: Coulom's minorization-maximization (kernels in `_mm`)
-- `fbt`           the `fbt` prior: Xiao & Müller's factorization Bradley-Terry (kernels in `_fbt`)
-- `train`         `python -m priors.train CONFIG.yaml`
+- `uniform/`      the `none` prior: every legal move alike
+- `mm/`           the `mm` prior: Coulom's minorization-maximization
+- `fbt/`          the `fbt` prior: Xiao & Müller's factorization Bradley-Terry
+- `train`         `python -m priors.train CONFIG.yaml`, fitting whichever prior `model:` names
 - `evaluate`      `python -m priors.evaluate MODEL --data DIR`: prediction accuracy and speed
+- `leaf_priors`   the tactical solver's learned leaf priors (Beta, hierarchical Gaussian)
 """
-from priors import base
-from priors.fbt import FBTPrior
-from priors.mm import MMPrior
-
-base.PRIORS.setdefault("mm", MMPrior)
-base.PRIORS.setdefault("fbt", FBTPrior)

@@ -1,34 +1,57 @@
-"""The prior interface, the uniform prior, the registry and the `.npz` model file format.
+"""The prior interface, its hyperparameter contract, the registry and plugin discovery.
 
 A prior maps a position to a probability per point: `evaluate(board, color)` returns float32 of size
 N*N+1, row-major from row 0 (index i is `board.point(i // N, i % N)`), pass last, zero on illegal
 points, summing to one. The search calls it only when it expands a node.
 
-Model files are `.npz` archives of plain arrays plus one JSON string, `metadata`, that names the model
-kind and version. They are read with `allow_pickle=False`, so a model file can never run code, and a
-damaged file or one of another kind raises `ModelError` saying so.
+Every model is a subpackage of `priors` whose class registers itself where it is defined
+(`@register("name")`). The registry imports every subpackage the first time it is asked, so a new
+folder is found without any list naming it. A model's hyperparameters are one frozen dataclass,
+`Prior.Hyper`, filled by the training config's section of the model's name; fitted state ends in `_`.
 """
 from __future__ import annotations
 
 import hashlib
-import json
-import zipfile
+import importlib
+import pkgutil
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any, Callable, ClassVar, Iterable
 
 import numpy as np
 
-FORMAT_VERSION = 1
+from priors.modelfile import ModelError, load_model, read_model, save_model
+
+UNIFORM = "none"            # the prior that needs no model: the search then weighs every move alike
 
 
-class ModelError(ValueError):
-    """A model file that cannot be used: missing, damaged, or of another kind or version."""
+@dataclass(frozen=True)
+class NoHyperparameters:
+    """The hyperparameters of a prior that has none."""
+
+
+def require(ok: bool, key: str, what: str, value: Any) -> None:
+    """A hyperparameter check; `key` is spelled as in the training config (`fbt.k`)."""
+    if not ok:
+        raise ValueError(f"{key}: must be {what}, got {value!r}")
 
 
 class Prior:
-    """A move-prediction model. Hyperparameters are constructor keywords; fitted state ends in `_`."""
+    """A move-prediction model. `Hyper` is its hyperparameter dataclass; fitted state ends in `_`."""
 
     name: ClassVar[str] = ""
+    Hyper: ClassVar[type] = NoHyperparameters
+
+    def __init__(self, hyper: Any = None):
+        self.hyper = self.Hyper() if hyper is None else hyper
+        if not isinstance(self.hyper, self.Hyper):
+            raise TypeError(f"{type(self).__name__} takes a {self.Hyper.__name__}, got {type(hyper).__name__}")
+        self.info_: dict[str, Any] = {}
+
+    def fit(self, positions: Iterable, patterns: Any = None) -> "Prior":
+        """Fit on positions (`priors.dataset.Position`) with an optional harvested `PatternSet`; the
+        hook every prior offers, so that tests get a small fitted model of each kind."""
+        return self
 
     def evaluate(self, board, color: int) -> np.ndarray:
         raise NotImplementedError
@@ -38,7 +61,7 @@ class Prior:
         return {}
 
     def metadata(self) -> dict[str, Any]:
-        """Extra JSON metadata (hyperparameters, data digest, measured accuracy)."""
+        """The model's own header keys (hyperparameters, data digest, measured accuracy)."""
         return {}
 
     @classmethod
@@ -59,64 +82,68 @@ class Prior:
     @classmethod
     def load(cls, path: str | Path) -> "Prior":
         arrays, metadata = load_model(path, cls.name)
-        return cls.from_arrays(arrays, metadata)
+        return cls._from_file(path, arrays, metadata)
+
+    @classmethod
+    def _from_file(cls, path: str | Path, arrays: dict[str, np.ndarray], metadata: dict[str, Any]) -> "Prior":
+        try:
+            return cls.from_arrays(arrays, metadata)
+        except ModelError as err:
+            raise ModelError(f"{path}: {err}") from None
 
 
-class UniformPrior(Prior):
-    """Every legal move and pass equally likely: the trivial prior that tests and baselines lean on."""
-
-    name = "none"
-
-    def evaluate(self, board, color: int) -> np.ndarray:
-        legal = board.legal_points(color)
-        p = np.zeros(legal.size + 1, dtype=np.float32)
-        p[:-1][legal] = 1.0
-        p[-1] = 1.0
-        return p / p.sum()
+_REGISTRY: dict[str, type[Prior]] = {}
+_discovered = False
 
 
-PRIORS: dict[str, type[Prior]] = {"none": UniformPrior}
+def register(name: str) -> Callable[[type[Prior]], type[Prior]]:
+    """Class decorator: file the prior under `name` (its model files' `kind`)."""
+    def add(cls: type[Prior]) -> type[Prior]:
+        if _REGISTRY.get(name, cls) is not cls:
+            raise ValueError(f"prior {name!r} is registered twice")
+        cls.name = name
+        _REGISTRY[name] = cls
+        return cls
+    return add
 
 
-def save_model(path: str | Path, kind: str, arrays: dict[str, np.ndarray], metadata: dict[str, Any]) -> None:
-    """Write `arrays` and a JSON metadata string naming `kind` to an `.npz` file."""
-    if "metadata" in arrays:
-        raise ValueError("'metadata' is reserved for the JSON header")
-    header = {"kind": kind, "format_version": FORMAT_VERSION, **metadata}
-    np.savez_compressed(path, metadata=np.array(json.dumps(header)), **arrays)
+def registered() -> dict[str, type[Prior]]:
+    """Every registered prior by name, after importing each subpackage of `priors` once."""
+    global _discovered
+    if not _discovered:
+        _discovered = True
+        package = importlib.import_module("priors")
+        for module in pkgutil.iter_modules(package.__path__):
+            if module.ispkg:
+                importlib.import_module(f"priors.{module.name}")
+    return _REGISTRY
 
 
-def load_model(path: str | Path, kind: str) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
-    """Read a model file written by `save_model`; check that it holds a model of `kind`."""
-    path = Path(path)
-    if not path.is_file():
-        raise ModelError(f"{path}: no such model file")
-    try:
-        with np.load(path, allow_pickle=False) as data:
-            arrays = {key: data[key] for key in data.files}
-    except (OSError, ValueError, EOFError, zipfile.BadZipFile) as err:
-        raise ModelError(f"{path}: damaged or not an .npz model file ({err})") from None
-    try:
-        metadata = json.loads(str(arrays.pop("metadata")))
-    except (KeyError, ValueError):
-        raise ModelError(f"{path}: no valid metadata header; not a Tesuji model file") from None
-    if metadata.get("kind") != kind:
-        raise ModelError(f"{path}: holds a {metadata.get('kind')!r} model, expected {kind!r}")
-    if metadata.get("format_version") != FORMAT_VERSION:
-        raise ModelError(f"{path}: model format version {metadata.get('format_version')}, "
-                         f"this Tesuji reads version {FORMAT_VERSION}")
-    return arrays, metadata
+def prior_class(name: str, key: str = "prior.name") -> type[Prior]:
+    """The class registered under `name`; an unknown name is a ValueError naming `key`."""
+    known = registered()
+    if name not in known:
+        raise ValueError(f"{key}: unknown prior {name!r}; known: {', '.join(sorted(known))}")
+    return known[name]
 
 
-def make_prior(name: str, model: str = "") -> Prior | None:
+def load_prior(name: str, model: str = "") -> Prior | None:
     """The prior a configuration names, loaded from its model file; None for `none` (uniform)."""
-    if name not in PRIORS:
-        raise ValueError(f"prior.name: unknown prior {name!r}; known: {', '.join(sorted(PRIORS))}")
-    if name == "none":
+    cls = prior_class(name)
+    if name == UNIFORM:
         return None
     if not model:
         raise ValueError(f"prior.model: the {name!r} prior needs a model file")
-    return PRIORS[name].load(resolve_model_path(model))
+    return cls.load(resolve_model_path(model))
+
+
+def load_file(path: str | Path) -> tuple[Prior, dict[str, Any]]:
+    """(prior, header) of a model file of any registered kind, the class picked by the header's `kind`."""
+    arrays, metadata = read_model(path)
+    kind = metadata.get("kind")
+    if kind not in registered():
+        raise ModelError(f"{path}: holds a {kind!r} model, which no registered prior reads")
+    return registered()[kind]._from_file(path, arrays, metadata), metadata
 
 
 def resolve_model_path(model: str | Path) -> Path:

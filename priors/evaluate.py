@@ -4,7 +4,7 @@
 MODEL is a model file (its kind is read from the file) or the name of a prior that needs none
 (`none`, the uniform baseline). Every model scores the same positions through its public
 `evaluate(board, color)`, timed per call, exactly what the search gets. Prints one table and writes
-JSON and PNG plots under `bench/results/`.
+JSON and PNG plots to `bench/results/predict/<name>/`.
 
 Ranks are pessimistic: the expert move's rank is the number of candidate moves whose probability is
 at least the expert move's, so every tie counts against the model. Top-k accuracy is the share of
@@ -25,7 +25,8 @@ from typing import Any
 import numpy as np
 from tqdm import tqdm
 
-from priors.base import PRIORS, ModelError, Prior, load_model
+from priors.base import Prior, load_file, registered
+from priors.modelfile import ModelError
 from priors.dataset import DEFAULT_ARCHIVES, DEFAULT_FRACTIONS, GameDataset
 
 TOP_K = 20
@@ -35,24 +36,20 @@ TIE_RULE = ("pessimistic: rank = number of candidate moves with probability >= t
             "(ties count against the model)")
 
 
-def load_prior(spec: str) -> tuple[Prior, dict[str, Any]]:
-    """A prior from a model file (kind read from its header) or a registry name needing no file."""
-    if spec in PRIORS and not Path(spec).is_file():
-        return PRIORS[spec](), {"kind": spec}
-    path = Path(spec)
-    if not path.is_file():
-        raise ModelError(f"{spec}: no such model file, and not a prior name ({', '.join(sorted(PRIORS))})")
-    try:
-        with np.load(path, allow_pickle=False) as data:
-            kind = json.loads(str(data["metadata"])).get("kind")
-    except Exception:
-        kind = None
-    if kind not in PRIORS:
-        # load_model gives the precise error (damaged file, no header, unknown kind).
-        load_model(path, str(kind))
-        raise ModelError(f"{path}: holds a {kind!r} model, which no registered prior reads")
-    _, metadata = load_model(path, kind)
-    return PRIORS[kind].load(path), metadata
+def open_model(spec: str) -> tuple[Prior, dict[str, Any]]:
+    """A prior from a model file (its class picked by the header's kind) or a registry name needing no file."""
+    if spec in registered() and not Path(spec).is_file():
+        return registered()[spec](), {"kind": spec}
+    if not Path(spec).is_file():
+        raise ModelError(f"{spec}: no such model file, and not a prior name ({', '.join(sorted(registered()))})")
+    return load_file(spec)
+
+
+def results_folder(root: str | Path, name: str) -> Path:
+    """Where one run's results go: <root>/predict/<name>/, as every bench writes <bench>/<slug>/."""
+    folder = Path(root) / "predict" / name
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
 
 
 class Scores:
@@ -207,14 +204,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--sample", type=float, default=1.0, help="probability of scoring a position")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--size", type=int, default=19, help="board size of the games scored")
-    parser.add_argument("--out", default="bench/results", help="directory for the JSON and PNG results")
-    parser.add_argument("--name", default="", help="results file stem (default: predict-<models>)")
+    parser.add_argument("--out", default="bench/results", help="results root; a run writes to OUT/predict/NAME/")
+    parser.add_argument("--name", default="", help="results folder name (default: the models' labels)")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
     args = parser.parse_args(argv)
     try:
         models = []
         for spec in args.models:
-            prior, metadata = load_prior(spec)
+            prior, metadata = open_model(spec)
             models.append((spec, prior, metadata))
         dataset = GameDataset(args.data, args.archives, args.split, args.fractions, args.sample,
                               "none", args.seed, args.max_games, args.size)
@@ -250,12 +247,10 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{dataset.stats.games} games, {dataset.stats.positions} positions of the {args.split} split; "
           f"ties broken pessimistically")
     print(table(results))
-    out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
-    stem = out / (args.name or "predict-" + "-".join(r["label"] for r in results))
-    Path(str(stem) + ".json").write_text(json.dumps(report, indent=1))
-    files = plot(results, stem)
-    print(f"wrote {stem}.json, " + ", ".join(files))
+    folder = results_folder(args.out, args.name or "-".join(r["label"] for r in results))
+    (folder / "predict.json").write_text(json.dumps(report, indent=1))
+    files = plot(results, folder / "predict")
+    print(f"wrote {folder / 'predict.json'}, " + ", ".join(files))
     return 0
 
 

@@ -1,10 +1,12 @@
 """Train a prior from expert games: `python -m priors.train CONFIG.yaml [--set key=value ...]`.
 
 Steps: harvest large patterns from the training games, turn sampled training and validation positions
-into competitions, fit the model (`model: mm` or `model: fbt`) with a progress bar that shows the
-training and validation figures per sweep or epoch, and write the model file. Game extraction runs
-in-process, or on a local process pool (`n_workers`), or on a Dask cluster (`--scheduler ADDRESS`):
-games are independent, so each worker handles a chunk of them and returns compact arrays.
+into competitions, fit the model that `model:` names (any registered prior with a `train` module in
+its subpackage; its hyperparameters come from the config's section of that name) with a progress bar
+that shows the training and validation figures per sweep or epoch, and write the model file. Game
+extraction runs in-process, or on a local process pool (`n_workers`), or on a Dask cluster
+(`--scheduler ADDRESS`): games are independent, so each worker handles a chunk of them and returns
+compact arrays.
 
 With `cache_dir` set, the patterns and competitions are saved there under a key of the data, pattern
 and validation settings, so that several models (MM, FBT and LFR with several k) fit the same data
@@ -14,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import hashlib
+import importlib
 import json
 import platform
 import sys
@@ -22,13 +25,15 @@ from concurrent.futures import Executor, ProcessPoolExecutor
 from dataclasses import asdict, dataclass, field, fields, replace
 from functools import partial
 from pathlib import Path
+from types import ModuleType
 from typing import Any, Callable, Iterable, Iterator
 
 import numpy as np
 import yaml
 from tqdm import tqdm
 
-from priors import features, fbt, mm
+from priors import features
+from priors.base import Prior, prior_class, registered
 from priors.competitions import Competitions, build_competitions, concatenate
 from priors.dataset import DEFAULT_ARCHIVES, DEFAULT_FRACTIONS, GameDataset
 from priors.patterns import PatternCounter, PatternSet, count_patterns
@@ -52,45 +57,6 @@ class PatternConfig:
     sample: float = 1.0                    # share of the training games' moves counted
 
 
-# Named sets of feature groups a config may list in `groups`: the whole feature set, or the 12 groups
-# that models written before side extensions, corner openings and the playout-policy flags have.
-GROUP_SETS = {"all": features.GROUPS, "legacy": features.LEGACY_GROUPS}
-
-
-def expand_groups(names: Iterable[str]) -> tuple:
-    """Feature group names with the named sets of GROUP_SETS spelled out, repeats dropped."""
-    out: list[str] = []
-    for name in names:
-        for group in GROUP_SETS.get(name, (name,)):
-            if group not in out:
-                out.append(group)
-    return tuple(out)
-
-
-@dataclass(frozen=True)
-class MMConfig:
-    n_iterations: int = 100                # MM sweeps at most
-    tolerance: float = 1e-4                # stop when the log-likelihood per competition gains less
-    groups: tuple = ("all",)               # feature groups to train (names or sets of GROUP_SETS)
-
-
-@dataclass(frozen=True)
-class FBTConfig:
-    k: int = 10                            # length of the factor vectors
-    loss: str = "softmax"                  # softmax (FBT) | binary (LFR, Wistuba & Schmidt-Thieme)
-    gradient: str = "full"                 # full | sampled (FBT_S m)
-    n_samples: int = 30                    # m, groups drawn per position by the sampled gradient
-    learning_rate: float = 0.001
-    lr_decay: float = 0.0                  # step size learning_rate / (1 + lr_decay (epoch - 1)); 0 = constant
-    lambda_w: float = 0.001
-    lambda_v: float = 0.002
-    init_std: float = 0.1
-    max_epochs: int = 30
-    patience: int = 3                      # epochs without a better validation top-1 before stopping
-    seed: int = 1
-    groups: tuple = ("all",)               # feature groups to train (names or sets of GROUP_SETS)
-
-
 @dataclass(frozen=True)
 class ValidationConfig:
     max_games: int = 100                   # validation-split games scored after each sweep
@@ -101,11 +67,10 @@ class ValidationConfig:
 class TrainConfig:
     data: DataConfig = field(default_factory=DataConfig)
     patterns: PatternConfig = field(default_factory=PatternConfig)
-    model: str = "mm"                      # mm | fbt
-    mm: MMConfig = field(default_factory=MMConfig)
-    fbt: FBTConfig = field(default_factory=FBTConfig)
+    model: str = ""                        # a registered prior with a train module (see `trainer`)
+    hyper: Any = None                      # its Hyper, from the config's section named `model`
     validation: ValidationConfig = field(default_factory=ValidationConfig)
-    output: str = "priors/models/mm.npz"
+    output: str = ""                       # the model file; "" = priors/models/<model>.npz
     cache_dir: str = ""                    # where extracted competitions are kept for reuse; "" = none
     n_workers: int = 1                     # processes extracting games; 1 = in this process
     chunk_games: int = 50                  # games per task sent to a worker
@@ -117,7 +82,7 @@ def _build(cls, values: Any, where: str):
         values = {}
     if not isinstance(values, dict):
         raise ValueError(f"{where or 'config'}: expected a mapping, got {type(values).__name__}")
-    known = {f.name: f for f in fields(cls)}
+    known = {f.name: f for f in fields(cls) if f.name != "hyper"}
     kwargs = {}
     for key, value in values.items():
         name = f"{where}.{key}" if where else key
@@ -164,17 +129,37 @@ def load_config(path: str | Path, overrides: Iterable[str] = ()) -> TrainConfig:
             if not isinstance(node, dict):
                 raise ValueError(f"--set {key}: {part} is not a section")
         node[leaf] = yaml.safe_load(value)
+    # Every section named after a prior is checked against that prior's Hyper; the one `model` names is used.
+    hypers = {name: _build(prior_class(name).Hyper, raw.pop(name), name)
+              for name in list(raw) if name in registered()}
     config = _build(TrainConfig, raw, "")
     check(config)
-    return config
+    hyper = hypers.get(config.model) or prior_class(config.model).Hyper()
+    return replace(config, hyper=hyper, output=config.output or f"priors/models/{config.model}.npz")
 
 
-GROUP_NAMES = f"names from {', '.join(features.GROUPS)} or sets from {', '.join(GROUP_SETS)}"
+def trainable() -> list[str]:
+    """The registered priors that `priors.train` can fit."""
+    return sorted(name for name in registered() if trainer(name) is not None)
 
 
-def _known_groups(names: tuple) -> bool:
-    expanded = expand_groups(names)
-    return len(expanded) > 0 and set(expanded) <= set(features.GROUPS)
+def trainer(name: str) -> ModuleType | None:
+    """The `train` module of the prior's subpackage (its `fit(hyper, data) -> (prior, curve, kept)`,
+    `UNIT` and optional `report(prior)`), or None for a prior that is not trained."""
+    package = prior_class(name).__module__.rpartition(".")[0]
+    try:
+        return importlib.import_module(f"{package}.train")
+    except ModuleNotFoundError as err:
+        if err.name != f"{package}.train":
+            raise
+        return None
+
+
+def config_record(config: TrainConfig) -> dict[str, Any]:
+    """The config as JSON data, the model's section under its name, as the YAML spells it."""
+    record = json.loads(json.dumps(asdict(config)))
+    record[config.model] = record.pop("hyper")
+    return record
 
 
 def check(c: TrainConfig) -> None:
@@ -186,20 +171,7 @@ def check(c: TrainConfig) -> None:
         (2 <= c.data.size <= 25, "data.size", "a board size in 2..25"),
         (c.patterns.min_count >= 0, "patterns.min_count", "0 (no large patterns) or more"),
         (0 < c.patterns.sample <= 1, "patterns.sample", "a probability in (0, 1]"),
-        (c.mm.n_iterations >= 1, "mm.n_iterations", "at least 1"),
-        (c.mm.tolerance >= 0, "mm.tolerance", "non-negative"),
-        (_known_groups(c.mm.groups), "mm.groups", GROUP_NAMES),
-        (c.model in ("mm", "fbt"), "model", "mm or fbt"),
-        (c.fbt.k >= 0, "fbt.k", "0 or more"),
-        (c.fbt.loss in ("softmax", "binary"), "fbt.loss", "softmax or binary"),
-        (c.fbt.gradient in ("full", "sampled"), "fbt.gradient", "full or sampled"),
-        (c.fbt.n_samples >= 1, "fbt.n_samples", "at least 1"),
-        (c.fbt.learning_rate > 0, "fbt.learning_rate", "positive"),
-        (c.fbt.lr_decay >= 0, "fbt.lr_decay", "non-negative"),
-        (c.fbt.lambda_w >= 0 and c.fbt.lambda_v >= 0, "fbt.lambda_w/lambda_v", "non-negative"),
-        (c.fbt.max_epochs >= 1, "fbt.max_epochs", "at least 1"),
-        (c.fbt.patience >= 1, "fbt.patience", "at least 1"),
-        (_known_groups(c.fbt.groups), "fbt.groups", GROUP_NAMES),
+        (c.model in trainable(), "model", f"one of {', '.join(trainable())}"),
         (c.validation.max_games >= 0, "validation.max_games", "0 (no validation) or more"),
         (0 < c.validation.sample <= 1, "validation.sample", "a probability in (0, 1]"),
         (c.n_workers >= 1, "n_workers", "at least 1"),
@@ -412,18 +384,18 @@ def training_data(config: TrainConfig, scheduler: str = "", log=print) -> Traini
 
 # --- the run -------------------------------------------------------------------------------------
 
-def train(config: TrainConfig, scheduler: str = "", log=print):
-    """Fit the configured model; returns the fitted prior (MMPrior or FBTPrior) with its report in info_."""
+def train(config: TrainConfig, scheduler: str = "", log=print) -> Prior:
+    """Fit the configured model; returns the fitted prior with its report in info_."""
     started = time.time()
     data = training_data(config, scheduler, log)
     comps, patterns = data.comps, data.patterns
     log(f"training competitions: {len(comps)} ({comps.nbytes() / 1e6:.0f} MB, "
         f"{len(comps.levels) / max(1, len(comps)):.0f} distinct teams each); games {data.stats}")
     fit_start = time.time()
-    fit = fit_mm if config.model == "mm" else fit_fbt
-    prior, curve, final = fit(config, data)
+    steps = trainer(config.model)
+    prior, curve, final = steps.fit(config.hyper, data)
     prior.info_.update(
-        config=json.loads(json.dumps(asdict(config))),
+        config=config_record(config),
         train_games=data.stats,
         validation=final,
         curve=curve,
@@ -433,64 +405,8 @@ def train(config: TrainConfig, scheduler: str = "", log=print):
         machine=platform.node() + " " + platform.processor(),
         date=time.strftime("%Y-%m-%d %H:%M:%S"),
     )
-    log(f"{config.model}: {len(curve)} {'sweeps' if config.model == 'mm' else 'epochs'} in "
-        f"{prior.info_['fit_seconds']} s; kept {final}")
+    log(f"{config.model}: {len(curve)} {steps.UNIT} in {prior.info_['fit_seconds']} s; kept {final}")
     return prior
-
-
-def fit_mm(config: TrainConfig, data: TrainingData) -> tuple[mm.MMPrior, list[dict], dict]:
-    """MM with a point per sweep; the model is the last sweep's, which is the point returned."""
-    patterns, validation = data.patterns, data.validation
-    prior = mm.MMPrior(config.mm.n_iterations, config.mm.tolerance, expand_groups(config.mm.groups),
-                       config.patterns.min_count)
-    curve: list[dict] = []
-    bar = tqdm(total=config.mm.n_iterations, desc="MM", unit="sweep", file=sys.stderr, dynamic_ncols=True)
-    offsets = mm.group_offsets(features.level_counts(len(patterns) if patterns is not None else 0))
-
-    def on_sweep(sweep: int, loglik: float, gammas: np.ndarray) -> None:
-        point = {"sweep": sweep, "train_loglik": round(float(loglik), 5)}
-        if validation is not None and len(validation):
-            ll, rank = mm.score(validation, gammas, offsets)
-            point.update(val_loglik=round(float(ll.mean()), 5), val_top1=round(float((rank == 1).mean()), 5))
-        curve.append(point)
-        bar.set_postfix({k: v for k, v in point.items() if k != "sweep"})
-        bar.update(1)
-
-    # The callback scores the gammas at the end of each sweep; the last point is the saved model.
-    prior.fit_competitions(data.comps, patterns, on_sweep)
-    bar.close()
-    return prior, curve, curve[-1] if curve else {}
-
-
-def fit_fbt(config: TrainConfig, data: TrainingData) -> tuple[fbt.FBTPrior, list[dict], dict]:
-    """FBT or LFR with a point per epoch; early stopping keeps the best validation epoch, the point returned."""
-    c = config.fbt
-    prior = fbt.FBTPrior(k=c.k, loss=c.loss, gradient=c.gradient, n_samples=c.n_samples,
-                         learning_rate=c.learning_rate, lr_decay=c.lr_decay, lambda_w=c.lambda_w, lambda_v=c.lambda_v,
-                         init_std=c.init_std, max_epochs=c.max_epochs, patience=c.patience, seed=c.seed,
-                         groups=expand_groups(c.groups), pattern_min_count=config.patterns.min_count)
-    curve: list[dict] = []
-    label = "FBT" if c.loss == "softmax" else "LFR"
-    bar = tqdm(total=c.max_epochs, desc=f"{label}{c.k}", unit="epoch", file=sys.stderr, dynamic_ncols=True)
-
-    def on_epoch(point: dict) -> None:
-        point = {k: (round(v, 5) if isinstance(v, float) else v) for k, v in point.items()}
-        curve.append(point)
-        bar.set_postfix({k: v for k, v in point.items() if k != "epoch"})
-        bar.update(1)
-
-    validation = data.validation if data.validation is not None and len(data.validation) else None
-    prior.fit_competitions(data.comps, data.patterns, validation, on_epoch)
-    bar.close()
-    return prior, curve, curve[prior.info_["best_epoch"] - 1] if curve else {}
-
-
-def report_gammas(prior: mm.MMPrior, log=print) -> None:
-    table = prior.gamma_table()
-    for name in features.GROUPS:
-        if name in ("pat3", "pattern") or name not in prior.groups:
-            continue
-        log(f"  {name:11s} " + " ".join(f"{g:.2f}" for g in table[name][1:]))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -513,9 +429,9 @@ def main(argv: list[str] | None = None) -> int:
     out.parent.mkdir(parents=True, exist_ok=True)
     prior.save(out)
     print(f"wrote {out} ({out.stat().st_size / 1e6:.1f} MB), digest {prior.digest()}")
-    if isinstance(prior, mm.MMPrior):
-        print("gammas per level (level 1 first):")
-        report_gammas(prior)
+    report = getattr(trainer(config.model), "report", None)
+    if report is not None:
+        report(prior)
     return 0
 
 

@@ -12,7 +12,7 @@ from typing import Optional, Union
 
 from bench.tactics.problems import Problem
 from engine import tactics
-from engine.tactics_priors import make_prior
+from priors.leaf_priors import make_leaf_prior
 
 
 @dataclasses.dataclass(frozen=True)
@@ -35,7 +35,7 @@ class PriorConfig:
 
 def new_prior(config: PriorConfig):
     """The configuration's untrained prior; a ValueError names a bad kind or parameter."""
-    return make_prior(config.prior, **config.params)
+    return make_leaf_prior(config.prior, **config.params)
 
 
 def train_prior(config: PriorConfig, train: list[Problem], params: dict, passes: int) -> tuple:

@@ -64,7 +64,7 @@ def test_test_scores_rank_as_priors_evaluate_does(tmp_path, data_dir):
     data = training_data(config, log=lambda m: None)
     test = fbt_runs.test_competitions(config, data, 1.0)
     prior, _ = fbt_runs.fit_seed(config, 3, data)
-    assert prior.k == 2 and prior.info_["epochs_run"] <= 3
+    assert prior.hyper.k == 2 and prior.hyper.seed == 3 and prior.info_["epochs_run"] <= 3
     scores = fbt_runs.test_scores(prior, test)
     ranks = []
     ds = split_dataset(config.data, "test", 1.0, None)

@@ -19,7 +19,7 @@ from bench.tactics.problems import Problem, distinct_problems, problem_key
 from bench.tactics.training import new_prior
 from engine import tactics
 from engine.board import BLACK, WHITE
-from engine.tactics_priors import load_prior
+from priors.leaf_priors import load_leaf_prior
 from tests.boards import board_from_ascii, normalize, vertex
 from tests.engine.test_tactics import LADDER, NET
 
@@ -238,7 +238,7 @@ def test_a_trained_prior_is_saved_for_the_gtp_commands(tmp_path, monkeypatch):
                        "--b2-regimes", "local", "--b2-local-budget", "3000"])
     info = b2.save_prior(args, SERIAL)
     assert info["problems"] == 2 and info["solved"] >= 1 and info["search"] == {"branching_weight": 1.0}
-    prior = load_prior(path)
+    prior = load_leaf_prior(path)
     assert prior.params()["scale"] == 2.0 and prior.n_patterns() > 0
     header = json.loads(str(np.load(path, allow_pickle=False)["metadata"]))
     assert header["info"]["config"] == "hier_consistent_sharp2_branching"

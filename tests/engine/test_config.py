@@ -158,7 +158,8 @@ def run_cli(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess:
     (["gtp", "--set", "search.n_thread=2"], "tesuji: search.n_thread: unknown key"),
     (["gtp", "--config", "/nonexistent/tesuji.yaml"], "tesuji: /nonexistent/tesuji.yaml: cannot read config file"),
     (["gtp", "--set", "playout.capture_rate=300"], "tesuji: playout.capture_rate: must be <= 100"),
-    (["gtp", "--set", "reading.prior=/nonexistent/leaf.npz"], "tesuji: reading.prior: no prior file"),
+    (["gtp", "--set", "reading.prior=/nonexistent/leaf.npz"],
+     "tesuji: reading.prior: /nonexistent/leaf.npz: no such model file"),
     (["gtp", "--set", "reading.prior=oracle"], "tesuji: reading.prior: unknown prior 'oracle'"),
 ])
 def test_cli_bad_config_is_one_line_and_exit_2(args, message):

@@ -14,7 +14,7 @@ import pytest
 from engine import tactics
 from engine.board import BLACK, PASS, WHITE, Board
 from engine.tactics import Solver, TacticsParams, and_logodds, or_logodds, pattern_keys
-from engine.tactics_priors import make_prior
+from priors.leaf_priors import make_leaf_prior
 from tests.boards import board_from_ascii, vertex
 
 DATA = Path(__file__).resolve().parents[3] / "shared" / "data"
@@ -731,7 +731,7 @@ def test_depth_decay_lowers_each_leaf_by_its_depth(kernel):
     b = board_from_ascii(NET)
     model = None
     if kernel is not None:
-        model = make_prior("hier")
+        model = make_leaf_prior("hier")
         trained_on = board_from_ascii(LADDER)
         tactics.solve(trained_on, vertex(trained_on, "D4"), params=TacticsParams(move_gen="local"), prior=model,
                       learn=True)
@@ -759,7 +759,7 @@ def test_branching_leaf_priors_add_to_a_learned_prior(kernel, weight):
     # every UNKNOWN child's log-odds is the model's plus weight * branching_logodds(UNKNOWN children),
     # negated below an OR node, through the kernel and through the model's Python path alike
     b = board_from_ascii(NET)
-    model = make_prior("hier")
+    model = make_leaf_prior("hier")
     for picture, goal in ((LADDER, "D4"), (NET, "E4")):
         trained_on = board_from_ascii(picture)
         tactics.solve(trained_on, vertex(trained_on, goal), params=TacticsParams(move_gen="local"), prior=model,

@@ -7,7 +7,7 @@ import pytest
 
 from engine import tactics
 from engine.tactics import Solver, TacticsParams
-from engine.tactics_priors import HierGaussPrior
+from priors.leaf_priors import HierGaussPrior
 from tests.boards import board_from_ascii, vertex
 from tests.engine.test_tactics import BREAKER, LADDER, NET
 

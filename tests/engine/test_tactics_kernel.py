@@ -7,7 +7,7 @@ import pytest
 
 from engine import tactics
 from engine.tactics import PriorKernel, Solver, TacticsParams
-from engine.tactics_priors import BetaPrior, HierGaussPrior, LeafPrior, UniformPrior
+from priors.leaf_priors import BetaPrior, HierGaussPrior, LeafPrior, UniformPrior
 from tests.boards import board_from_ascii, vertex
 from tests.engine.test_tactics import BREAKER, LADDER, NET
 

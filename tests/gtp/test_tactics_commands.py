@@ -16,7 +16,7 @@ from bench.tactics.problems import read_tst, tst_position
 from engine import tactics
 from engine.game import Game
 from engine.tactics import Solver
-from engine.tactics_priors import HierGaussPrior
+from priors.leaf_priors import HierGaussPrior
 from gtp.protocol import GtpServer
 from gtp.coords import PASS, vertex_to_point
 from gtp.tactics_commands import GTP_PARAMS, TacticsCommands, gnugo_vertex
@@ -171,8 +171,8 @@ def test_a_trained_prior_file_reaches_the_solver(server, tmp_path):
     # a missing, damaged or foreign file is a GTP error that leaves the settings as they were
     (tmp_path / "broken.npz").write_bytes(path.read_bytes()[:60])
     np.savez(tmp_path / "other.npz", metadata=np.array('{"kind": "oracle", "format_version": 1}'))
-    for name, message in [("missing.npz", "no prior file"), ("broken.npz", "is not a prior file"),
-                          ("other.npz", "unknown kind of prior")]:
+    for name, message in [("missing.npz", "no such model file"), ("broken.npz", "not an .npz model file"),
+                          ("other.npz", "not a leaf prior")]:
         text = reply(server, f"bps_config prior={tmp_path / name} budget=77")
         assert text.startswith("? ") and message in text, text
         assert reply(server, "bps_config").startswith(f"= prior={path} budget=40 ")
@@ -192,7 +192,7 @@ def test_the_command_line_takes_a_prior_file(tmp_path):
         assert proc.close() == 0, proc.stderr_text()[-2000:]
     done = subprocess.run([sys.executable, "-m", "gtp.tactics_commands", "--prior", str(tmp_path / "no.npz")],
                           input="", capture_output=True, text=True, timeout=60)
-    assert done.returncode == 2 and "no prior file" in done.stderr and done.stdout == ""
+    assert done.returncode == 2 and "no such model file" in done.stderr and done.stdout == ""
 
 
 def test_a_pass_is_written_as_gnugo_writes_it():

@@ -1,9 +1,6 @@
 """Hand-drawn training positions shared by the tests of the fitted priors (mm, fbt)."""
 from __future__ import annotations
 
-import numpy as np
-import pytest
-
 from engine.board import BLACK, PASS, WHITE, Board
 from priors.dataset import Position
 
@@ -29,18 +26,6 @@ def hand_positions() -> list[Position]:
     out.append(Position(board, BLACK, board.point(3, 3), 1, "hand"))
     out.append(Position(Board.from_ascii(POSITION), BLACK, PASS, 80, "hand"))
     return out
-
-
-def assert_evaluate_contract(prior, color: int) -> tuple[Board, np.ndarray]:
-    """`evaluate` on POSITION: float32 probabilities per point and pass, summing to 1, zero exactly on the
-    illegal points. Returns the board and the probabilities for further checks."""
-    board = Board.from_ascii(POSITION)
-    p = prior.evaluate(board, color)
-    assert p.dtype == np.float32 and p.shape == (50,)
-    assert p.sum() == pytest.approx(1.0, abs=1e-5)
-    legal = board.legal_points(color)
-    assert np.all(p[:-1][~legal] == 0) and np.all(p[:-1][legal] > 0) and p[-1] > 0
-    return board, p
 
 
 # A 15x15 opening with a fight in the bottom left: large enough for the side-extension and

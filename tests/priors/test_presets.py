@@ -6,7 +6,7 @@ import pytest
 
 from engine.board import BLACK, Board
 from engine.config import load_config
-from priors.base import make_prior
+from priors.base import load_prior
 
 CONFIGS = Path(__file__).resolve().parents[2] / "configs"
 PRESETS = ["mm.yaml", "fbt.yaml"]
@@ -15,7 +15,7 @@ PRESETS = ["mm.yaml", "fbt.yaml"]
 @pytest.mark.parametrize("name", PRESETS)
 def test_a_prior_preset_loads_its_shipped_model(name):
     params = load_config(str(CONFIGS / name))
-    prior = make_prior(params.prior.name, params.prior.model)
+    prior = load_prior(params.prior.name, params.prior.model)
     assert prior.name == params.prior.name == name.removesuffix(".yaml")
     board = Board(19)
     board.play(board.point(15, 15), BLACK)          # Q16

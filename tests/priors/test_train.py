@@ -6,8 +6,8 @@ import tarfile
 
 import pytest
 
-from priors import evaluate, train
-from priors.fbt import FBTPrior
+from priors import evaluate, features, train
+from priors.fbt import FBTHyperparameters, FBTPrior
 from priors.mm import MMPrior
 
 LETTERS = "abcdefghi"
@@ -43,8 +43,9 @@ def data_dir(tmp_path_factory):
     return path
 
 
-def write_config(tmp_path, data_dir, **extra):
+def write_config(tmp_path, data_dir, model="mm", **extra):
     text = f"""
+model: {model}
 data:
   data_dir: {data_dir}
   archives: [tiny.tar.xz]
@@ -76,13 +77,15 @@ def test_train_then_evaluate(tmp_path, data_dir, capsys):
     assert evaluate.main([str(tmp_path / "mm.npz"), "none", "--data", str(data_dir), "--archives",
                           "tiny.tar.xz", "--fractions", "0.6", "0.2", "0.2", "--size", "9", "--out", str(out),
                           "--name", "tiny", "--quiet"]) == 0
-    report = json.loads((out / "tiny.json").read_text())
+    report = json.loads((out / "predict" / "tiny" / "predict.json").read_text())
     assert report["tie_rule"].startswith("pessimistic")
     scores = [r["scores"] for r in report["results"]]
     assert scores[0]["positions"] == scores[1]["positions"] > 0
     assert scores[1]["top1"] == 0.0                    # uniform: every move ties, ties count against it
     assert all(a <= b for a, b in zip(scores[0]["top_k"], scores[0]["top_k"][1:]))
-    assert (out / "tiny-topk.png").is_file() and (out / "tiny-phase.png").is_file()
+    assert (out / "predict" / "tiny" / "predict-topk.png").is_file()
+    assert (out / "predict" / "tiny" / "predict-phase.png").is_file()
+    assert prior.info_["config"]["mm"]["n_iterations"] == 3 and "hyper" not in prior.info_["config"]
     assert "pessimistically" in capsys.readouterr().out
 
 
@@ -100,7 +103,7 @@ def test_fbt_and_lfr_train_on_competitions_cached_once(tmp_path, data_dir, capsy
     fbt_prior, lfr_prior = FBTPrior.load(tmp_path / "fbt.npz"), FBTPrior.load(tmp_path / "lfr.npz")
     assert fbt_prior.info_["train_games"] == lfr_prior.info_["train_games"]
     assert fbt_prior.info_["n_competitions"] == lfr_prior.info_["n_competitions"] > 0
-    assert fbt_prior.v_.shape[1] == 3 and lfr_prior.loss == "binary"
+    assert fbt_prior.v_.shape[1] == 3 and lfr_prior.hyper.loss == "binary"
     # The report's validation point is the epoch whose weights the file holds.
     best = fbt_prior.info_["validation"]
     assert best["val_top1"] == max(p["val_top1"] for p in fbt_prior.info_["curve"])
@@ -111,7 +114,8 @@ def test_fbt_and_lfr_train_on_competitions_cached_once(tmp_path, data_dir, capsy
 
 
 @pytest.mark.parametrize("override, message", [
-    ("model=svm", "model"),
+    ("model=svm", "model: must be one of fbt, mm"),
+    ("model=none", "model: must be one of fbt, mm"),           # registered, but nothing to train
     ("fbt.loss=hinge", "fbt.loss"),
     ("fbt.k=-1", "fbt.k"),
     ("mm.n_iterations=0", "mm.n_iterations"),
@@ -135,11 +139,11 @@ def test_command_line_errors_are_clear(tmp_path, capsys):
 
 
 def test_groups_accept_the_named_sets(tmp_path, data_dir):
-    from priors import features
     overrides = ["fbt.groups=legacy", "mm.groups=[legacy, corner_opening]"]
     config = train.load_config(write_config(tmp_path, data_dir), overrides)
-    assert train.expand_groups(config.fbt.groups) == features.LEGACY_GROUPS
-    assert train.expand_groups(config.mm.groups) == features.LEGACY_GROUPS + ("corner_opening",)
-    assert train.expand_groups(train.TrainConfig().fbt.groups) == features.GROUPS      # the default
+    assert config.hyper.groups == features.LEGACY_GROUPS + ("corner_opening",)
+    config = train.load_config(write_config(tmp_path, data_dir, model="fbt"), overrides)
+    assert config.hyper.groups == features.LEGACY_GROUPS
+    assert FBTHyperparameters().groups == features.GROUPS      # the default
     with pytest.raises(ValueError, match="fbt.groups"):
         train.load_config(write_config(tmp_path, data_dir), ["fbt.groups=[]"])

@@ -9,8 +9,9 @@ import pytest
 
 from engine import tactics
 from engine.tactics import Solver, TacticsParams
-from engine.tactics_priors import (PRIORS, BetaPrior, HierGaussPrior, PriorFileError, UniformPrior, load_prior,
-                                   make_prior)
+from priors.leaf_priors import (LEAF_PRIORS, BetaPrior, HierGaussPrior, UniformPrior, load_leaf_prior,
+                                make_leaf_prior)
+from priors.modelfile import ModelError
 from tests.boards import board_from_ascii, vertex
 from tests.engine.test_tactics import BREAKER, LADDER, NET
 
@@ -31,9 +32,9 @@ def solved_ladder(prior=None):
 
 # --- the contract, over every registered prior ---
 
-@pytest.mark.parametrize("name", sorted(PRIORS))
+@pytest.mark.parametrize("name", sorted(LEAF_PRIORS))
 def test_contract(name, tmp_path):
-    prior = make_prior(name)
+    prior = make_leaf_prior(name)
     keys, roles, values = solved_ladder().observations()
     out = prior.logodds(keys[:5], 0)
     assert out.dtype == np.float64 and out.shape == (5,) and np.isfinite(out).all()
@@ -42,37 +43,37 @@ def test_contract(name, tmp_path):
     prior.save(path)
     again = type(prior).load(path)
     assert again.logodds(keys, 0).tolist() == prior.logodds(keys, 0).tolist()
-    loaded = load_prior(path)                    # whichever kind the file holds
+    loaded = load_leaf_prior(path)                    # whichever kind the file holds
     assert type(loaded) is type(prior) and loaded.params() == prior.params() and loaded.source == str(path)
     assert loaded.logodds(keys, 0).tolist() == prior.logodds(keys, 0).tolist()
     path.write_bytes(path.read_bytes()[:50])
-    with pytest.raises(PriorFileError):
+    with pytest.raises(ModelError):
         type(prior).load(path)
-    with pytest.raises(PriorFileError):
-        load_prior(path)
+    with pytest.raises(ModelError):
+        load_leaf_prior(path)
 
 
 def test_a_file_of_another_kind_is_rejected(tmp_path):
     BetaPrior().save(tmp_path / "beta.npz")
-    with pytest.raises(PriorFileError, match="'beta' prior"):
+    with pytest.raises(ModelError, match="holds a 'beta' model, expected 'hier'"):
         HierGaussPrior.load(tmp_path / "beta.npz")
-    with pytest.raises(PriorFileError, match="no prior file"):
+    with pytest.raises(ModelError, match="no such model file"):
         BetaPrior.load(tmp_path / "missing.npz")
-    with pytest.raises(PriorFileError, match="no prior file"):
-        load_prior(tmp_path / "missing.npz")
+    with pytest.raises(ModelError, match="no such model file"):
+        load_leaf_prior(tmp_path / "missing.npz")
     np.savez(tmp_path / "other.npz", metadata=np.array('{"kind": "oracle", "format_version": 1}'))
-    with pytest.raises(PriorFileError, match="unknown kind of prior"):
-        load_prior(tmp_path / "other.npz")
+    with pytest.raises(ModelError, match="not a leaf prior"):
+        load_leaf_prior(tmp_path / "other.npz")
     np.savez(tmp_path / "list.npz", metadata=np.array('[1, 2]'))
-    with pytest.raises(PriorFileError, match="no valid metadata"):
-        load_prior(tmp_path / "list.npz")
+    with pytest.raises(ModelError, match="no valid metadata header"):
+        load_leaf_prior(tmp_path / "list.npz")
 
 
 def test_bad_parameters_are_errors():
     with pytest.raises(ValueError, match="unknown tactics prior"):
-        make_prior("oracle")
+        make_leaf_prior("oracle")
     with pytest.raises(ValueError, match="bad parameters"):
-        make_prior("beta", gamma=1)
+        make_leaf_prior("beta", gamma=1)
     with pytest.raises(ValueError):
         BetaPrior(alpha0=0)
     with pytest.raises(ValueError):

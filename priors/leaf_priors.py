@@ -35,48 +35,24 @@ rules assume independent siblings and so grow over-confident at nodes with many 
 neutral belief (shift < 0, as a uniform prior of 0.1 beats 0.5) and damped differences (scale < 1)
 counter that. The defaults (1, 0) are the paper's model.
 
-Model files are `.npz` archives of plain arrays plus a JSON `metadata` string, loaded with
-`allow_pickle=False`.
+These are learned models, so they live with the other priors; `engine.tactics` only sees their
+`PriorKernel` tables. Model files go through `priors.modelfile` (header keys `params` and `info`).
 """
 from __future__ import annotations
 
-import json
 import math
-import zipfile
 from pathlib import Path
 from typing import Any, ClassVar, Optional, Sequence
 
 import numpy as np
 
 from engine.tactics import PriorKernel
+from priors.modelfile import ModelError, load_model, read_model, save_model
 
 N_SIZES = 8
 _KERNEL = -1          # the cached PriorKernel's slot in `_cache` (pattern keys are >= 0)
-FORMAT_VERSION = 1
 _SQRT2 = math.sqrt(2.0)
 _SQRT_2_OVER_PI = math.sqrt(2.0 / math.pi)
-
-
-class PriorFileError(ValueError):
-    """A prior file that cannot be used: missing, damaged, or of another kind or version."""
-
-
-def _read_prior_file(path: str | Path) -> tuple[dict, dict[str, np.ndarray]]:
-    """(metadata, arrays) of a model file; PriorFileError when it is missing or not one."""
-    try:
-        with np.load(path, allow_pickle=False) as data:
-            arrays = {k: data[k] for k in data.files}
-    except FileNotFoundError:
-        raise PriorFileError(f"no prior file {path}") from None
-    except (OSError, ValueError, zipfile.BadZipFile, EOFError) as e:
-        raise PriorFileError(f"{path} is not a prior file ({e})") from None
-    try:
-        header = json.loads(str(arrays.pop("metadata")))
-    except (KeyError, ValueError):
-        raise PriorFileError(f"{path} has no valid metadata") from None
-    if not isinstance(header, dict):
-        raise PriorFileError(f"{path} has no valid metadata")
-    return header, arrays
 
 
 class LeafPrior:
@@ -158,26 +134,23 @@ class LeafPrior:
 
     def save(self, path: str | Path, info: Optional[dict] = None) -> None:
         """Write the model file; info (JSON-able: how it was trained) goes into its metadata."""
-        header = {"kind": self.name, "format_version": FORMAT_VERSION, "params": self.params()}
+        header: dict[str, Any] = {"params": self.params()}
         if info:
             header["info"] = info
-        np.savez_compressed(path, metadata=np.array(json.dumps(header)), **self.arrays())
+        save_model(path, self.name, self.arrays(), header)
 
     @classmethod
     def load(cls, path: str | Path) -> "LeafPrior":
-        header, arrays = _read_prior_file(path)
+        arrays, header = load_model(path, cls.name)
         return cls._from_file(path, header, arrays)
 
     @classmethod
     def _from_file(cls, path: str | Path, header: dict, arrays: dict[str, np.ndarray]) -> "LeafPrior":
-        if header.get("kind") != cls.name or header.get("format_version") != FORMAT_VERSION:
-            raise PriorFileError(f"{path} holds a {header.get('kind')!r} prior (version "
-                                 f"{header.get('format_version')}), expected {cls.name!r} version {FORMAT_VERSION}")
         try:
             model = cls(**header.get("params", {}))
             model._set_arrays(arrays)
         except (KeyError, TypeError, ValueError) as e:
-            raise PriorFileError(f"{path}: damaged {cls.name} prior ({e})") from None
+            raise ModelError(f"{path}: damaged {cls.name} prior ({e})") from None
         model.source = str(path)
         return model
 
@@ -485,7 +458,7 @@ class HierGaussPrior(LeafPrior):
         self.parent_ = {int(k): int(p) for k, p, lv in zip(keys.tolist(), parent.tolist(), level.tolist()) if lv > 0}
 
 
-PRIORS: dict[str, type[LeafPrior]] = {"uniform": UniformPrior, "beta": BetaPrior, "hier": HierGaussPrior}
+LEAF_PRIORS: dict[str, type[LeafPrior]] = {"uniform": UniformPrior, "beta": BetaPrior, "hier": HierGaussPrior}
 
 # Search log-odds logit(0.1) + scale * (the model's log-odds): learned beliefs centred on the uniform leaf
 # prior that suits best-first proof search and damped against the over-confidence that the independence
@@ -500,22 +473,22 @@ CALIBRATED: dict[str, dict[str, float]] = {
 }
 
 
-def make_prior(name: str, **params) -> LeafPrior:
+def make_leaf_prior(name: str, **params) -> LeafPrior:
     """A leaf prior by registry name; unknown names and bad parameters are ValueErrors."""
-    cls = PRIORS.get(name)
+    cls = LEAF_PRIORS.get(name)
     if cls is None:
-        raise ValueError(f"unknown tactics prior {name!r}; choose one of {sorted(PRIORS)}")
+        raise ValueError(f"unknown tactics prior {name!r}; choose one of {sorted(LEAF_PRIORS)}")
     try:
         return cls(**params)
     except TypeError as e:
         raise ValueError(f"bad parameters for the {name!r} prior: {e}") from None
 
 
-def load_prior(path: str | Path) -> LeafPrior:
+def load_leaf_prior(path: str | Path) -> LeafPrior:
     """The leaf prior saved in a model file, of whichever kind it holds (`LeafPrior.save`)."""
-    header, arrays = _read_prior_file(path)
-    cls = PRIORS.get(header.get("kind"))
+    arrays, header = read_model(path)
+    cls = LEAF_PRIORS.get(header.get("kind"))
     if cls is None:
-        raise PriorFileError(f"{path} holds an unknown kind of prior ({header.get('kind')!r}); "
-                             f"expected one of {sorted(PRIORS)}")
+        raise ModelError(f"{path}: holds a {header.get('kind')!r} model, not a leaf prior; "
+                         f"expected one of {sorted(LEAF_PRIORS)}")
     return cls._from_file(path, header, arrays)

@@ -19,22 +19,24 @@ the best epoch's weights kept). Losses:
   each candidate a logistic example (expert 1, every other move 0); one step per position on the summed
   gradient of its candidates. Play still ranks moves by the softmax of E (b cancels out of it).
 
-The hot loops are in `priors._fbt`.
+The hot loops are in `priors.fbt._kernels`.
 """
 from __future__ import annotations
 
 import math
 import numbers
 import time
+from dataclasses import asdict, dataclass
 from typing import Any, Callable, Iterable
 
 import numpy as np
 
-from priors import _fbt, features
-from priors.base import ModelError, Prior
+from priors import features
+from priors.base import Prior, register, require
 from priors.competitions import Competitions, build_competitions
-from priors.mm import group_offsets, pad_groups, stored_groups
-from priors.patterns import PATTERN_ARRAYS, PatternSet, pattern_arrays, patterns_from_arrays
+from priors.fbt import _kernels
+from priors.groups import check_feature_file, expand_groups, file_patterns, group_offsets, pad_groups, unusable
+from priors.patterns import PatternSet, pattern_arrays
 
 MODEL_VERSION = 1
 LOSSES = {"softmax": 0, "binary": 1}
@@ -77,7 +79,7 @@ def _competition_arrays(comps: Competitions):
 
 def _check(error: int) -> None:
     if error:
-        raise (MemoryError if error == -3 else ValueError)(_fbt.ERRORS.get(error, f"error {error}"))
+        raise (MemoryError if error == -3 else ValueError)(_kernels.ERRORS.get(error, f"error {error}"))
 
 
 def team_energies(comps: Competitions, w: np.ndarray, v: np.ndarray, offsets: np.ndarray) -> np.ndarray:
@@ -86,7 +88,7 @@ def team_energies(comps: Competitions, w: np.ndarray, v: np.ndarray, offsets: np
     levels = _competition_arrays(comps)[0]
     out = np.empty(len(levels), dtype=np.float64)
     groups = np.arange(comps.n_groups, dtype=np.int64)
-    _check(_fbt.team_energies(levels, offsets, counts, groups, w, vf, k, out))
+    _check(_kernels.team_energies(levels, offsets, counts, groups, w, vf, k, out))
     return out
 
 
@@ -103,7 +105,7 @@ def _score(comps, w, vf, k, offsets, counts, groups):
     levels, mult, starts, winners = _competition_arrays(comps)
     loglik = np.empty(len(winners), dtype=np.float64)
     rank = np.empty(len(winners), dtype=np.int32)
-    _check(_fbt.competition_scores(levels, mult, starts, winners, offsets, counts, groups, w, vf, k,
+    _check(_kernels.competition_scores(levels, mult, starts, winners, offsets, counts, groups, w, vf, k,
                                    loglik, rank))
     return loglik, rank
 
@@ -117,18 +119,13 @@ def gradient(comps: Competitions, w: np.ndarray, v: np.ndarray, offsets: np.ndar
     gw = np.zeros_like(w)
     gv = np.zeros_like(vf)
     groups = np.arange(comps.n_groups, dtype=np.int64)
-    total, gb, error = _fbt.gradient(levels, mult, starts, winners, offsets, counts, groups, w, vf, k, bias,
+    total, gb, error = _kernels.gradient(levels, mult, starts, winners, offsets, counts, groups, w, vf, k, bias,
                                      LOSSES[loss], n_samples, seed, gw, gv)
     _check(error)
     return total, gw, gv.reshape(len(w), k), gb
 
 
 # --- the prior -----------------------------------------------------------------------------------
-
-def _need(ok: bool, key: str, what: str, value: Any) -> None:
-    if not ok:
-        raise ValueError(f"{key}: must be {what}, got {value!r}")
-
 
 def _is_int(x: Any) -> bool:
     return isinstance(x, numbers.Integral) and not isinstance(x, bool)
@@ -138,60 +135,60 @@ def _is_real(x: Any) -> bool:
     return isinstance(x, numbers.Real) and not isinstance(x, bool) and math.isfinite(x)
 
 
+@dataclass(frozen=True)
+class FBTHyperparameters:
+    """The `fbt` section of a training config."""
+    k: int = 10                            # length of the factor vectors; 0 is MM's model
+    loss: str = "softmax"                  # softmax (FBT) | binary (LFR, Wistuba & Schmidt-Thieme)
+    gradient: str = "full"                 # full (Eq. 8) | sampled (Eq. 13, FBT_S m)
+    n_samples: int = 30                    # m, groups drawn per position by the sampled gradient
+    learning_rate: float = 0.001           # alpha in epoch 1
+    lr_decay: float = 0.0                  # step size learning_rate / (1 + lr_decay (epoch - 1)); 0 = constant
+    lambda_w: float = 0.001                # L2 on w
+    lambda_v: float = 0.002                # L2 on v
+    init_std: float = 0.1                  # v ~ N(0, init_std^2) at the start, w = 0
+    max_epochs: int = 30
+    patience: int = 3                      # epochs without a better validation top-1 before stopping
+    seed: int = 1
+    groups: tuple = ("all",)               # feature groups trained (names or sets of GROUP_SETS); the
+                                           # others stay inactive
+
+    def __post_init__(self) -> None:
+        rules = [
+            (_is_int(self.k) and self.k >= 0, "k", "an integer >= 0"),
+            (self.loss in LOSSES, "loss", f"one of {sorted(LOSSES)}"),
+            (self.gradient in GRADIENTS, "gradient", f"one of {list(GRADIENTS)}"),
+            (self.gradient == "full" or self.loss == "softmax", "gradient",
+             "'full' with loss 'binary' (sampling draws from the softmax)"),
+            (_is_int(self.n_samples) and self.n_samples >= 1, "n_samples", "an integer >= 1"),
+            (_is_real(self.learning_rate) and self.learning_rate > 0, "learning_rate", "a finite number > 0"),
+            (_is_real(self.lr_decay) and self.lr_decay >= 0, "lr_decay", "a finite number >= 0"),
+            (_is_real(self.lambda_w) and self.lambda_w >= 0, "lambda_w", "a finite number >= 0"),
+            (_is_real(self.lambda_v) and self.lambda_v >= 0, "lambda_v", "a finite number >= 0"),
+            (_is_real(self.init_std) and self.init_std >= 0, "init_std", "a finite number >= 0"),
+            (_is_int(self.max_epochs) and self.max_epochs >= 1, "max_epochs", "an integer >= 1"),
+            (_is_int(self.patience) and self.patience >= 1, "patience", "an integer >= 1"),
+            (_is_int(self.seed) and self.seed >= 0, "seed", "an integer >= 0"),
+        ]
+        for ok, key, what in rules:
+            require(ok, f"fbt.{key}", what, getattr(self, key))
+        object.__setattr__(self, "groups", expand_groups(self.groups, "fbt.groups"))
+
+
+@register("fbt")
 class FBTPrior(Prior):
     """Factorization Bradley-Terry (Xiao & Müller 2016) over the shared features, fitted by SGD.
 
-    Hyperparameters: `k` (factor dimension; 0 is MM's model), `loss` (`softmax` = FBT, `binary` =
-    LFR), `gradient` (`full` = Eq. 8, `sampled` = Eq. 13 with `n_samples` draws), `learning_rate`
-    (alpha in epoch 1), `lr_decay` (alpha / (1 + lr_decay (epoch - 1)) later; 0 = constant), `lambda_w`, `lambda_v` (L2), `init_std` (v ~ N(0, init_std^2), w = 0), `max_epochs`,
-    `patience` (epochs without a better validation top-1 before stopping), `seed`, `groups` (feature
-    groups to train; the others stay inactive), `pattern_min_count` (harvest threshold; 0 = none).
     Fitted: `w_`, `v_` (level 0 of every group and untrained groups stay 0), `bias_` (binary loss
     only), `level_counts_`, `patterns_`, `history_` (one dict per epoch), `info_`.
     """
 
-    name = "fbt"
+    Hyper = FBTHyperparameters
 
-    def __init__(self, k: int = 10, loss: str = "softmax", gradient: str = "full", n_samples: int = 30,
-                 learning_rate: float = 0.001, lambda_w: float = 0.001, lambda_v: float = 0.002,
-                 init_std: float = 0.1, max_epochs: int = 30, patience: int = 3, seed: int = 1,
-                 groups: Iterable[str] | None = None, pattern_min_count: int = 10, lr_decay: float = 0.0):
-        _need(_is_int(k) and k >= 0, "k", "an integer >= 0", k)
-        _need(loss in LOSSES, "loss", f"one of {sorted(LOSSES)}", loss)
-        _need(gradient in GRADIENTS, "gradient", f"one of {list(GRADIENTS)}", gradient)
-        _need(gradient == "full" or loss == "softmax", "gradient",
-              "'full' with loss 'binary' (sampling draws from the softmax)", gradient)
-        _need(_is_int(n_samples) and n_samples >= 1, "n_samples", "an integer >= 1", n_samples)
-        _need(_is_real(learning_rate) and learning_rate > 0, "learning_rate", "a finite number > 0", learning_rate)
-        _need(_is_real(lr_decay) and lr_decay >= 0, "lr_decay", "a finite number >= 0", lr_decay)
-        _need(_is_real(lambda_w) and lambda_w >= 0, "lambda_w", "a finite number >= 0", lambda_w)
-        _need(_is_real(lambda_v) and lambda_v >= 0, "lambda_v", "a finite number >= 0", lambda_v)
-        _need(_is_real(init_std) and init_std >= 0, "init_std", "a finite number >= 0", init_std)
-        _need(_is_int(max_epochs) and max_epochs >= 1, "max_epochs", "an integer >= 1", max_epochs)
-        _need(_is_int(patience) and patience >= 1, "patience", "an integer >= 1", patience)
-        _need(_is_int(seed) and seed >= 0, "seed", "an integer >= 0", seed)
-        _need(_is_int(pattern_min_count) and pattern_min_count >= 0, "pattern_min_count",
-              "an integer >= 0", pattern_min_count)
-        self.k = int(k)
-        self.loss = loss
-        self.gradient = gradient
-        self.n_samples = int(n_samples)
-        self.learning_rate = float(learning_rate)
-        self.lr_decay = float(lr_decay)
-        self.lambda_w = float(lambda_w)
-        self.lambda_v = float(lambda_v)
-        self.init_std = float(init_std)
-        self.max_epochs = int(max_epochs)
-        self.patience = int(patience)
-        self.seed = int(seed)
-        self.groups = tuple(features.GROUPS if groups is None else groups)
-        self.pattern_min_count = int(pattern_min_count)
-        unknown = set(self.groups) - set(features.GROUPS)
-        if unknown:
-            raise ValueError(f"groups: unknown feature group(s) {sorted(unknown)}; known: {features.GROUPS}")
+    def __init__(self, hyper: FBTHyperparameters | None = None):
+        super().__init__(hyper)
         self.patterns_: PatternSet | None = None
         self.history_: list[dict[str, Any]] = []
-        self.info_: dict[str, Any] = {}
         self._set_parameters(features.level_counts(0), None)
         self._extractor = features.Extractor()
 
@@ -199,10 +196,11 @@ class FBTPrior(Prior):
         self.level_counts_ = np.asarray(counts, dtype=np.int64)
         self._offsets = group_offsets(self.level_counts_)
         self._counts = self.level_counts_.copy()
-        self._groups = np.array([g for g, name in enumerate(features.GROUPS) if name in self.groups], np.int64)
+        self._groups = np.array([g for g, name in enumerate(features.GROUPS) if name in self.hyper.groups],
+                                np.int64)
         n = int(self.level_counts_.sum())
         if params is None:
-            params = (np.zeros(n), np.zeros((n, self.k)), 0.0)
+            params = (np.zeros(n), np.zeros((n, self.hyper.k)), 0.0)
         self.w_, self.v_, self.bias_ = params[0], params[1], float(params[2])
 
     # --- training ---
@@ -215,7 +213,7 @@ class FBTPrior(Prior):
 
     def step_size(self, epoch: int) -> float:
         """The SGD step size in epoch 1, 2, ...: learning_rate / (1 + lr_decay (epoch - 1))."""
-        return self.learning_rate / (1.0 + self.lr_decay * (epoch - 1))
+        return self.hyper.learning_rate / (1.0 + self.hyper.lr_decay * (epoch - 1))
 
     def fit_competitions(self, comps: Competitions, patterns: PatternSet | None = None,
                          validation: Competitions | None = None,
@@ -233,21 +231,22 @@ class FBTPrior(Prior):
             validation = None
         levels, mult, starts, winners = _competition_arrays(comps)
         offsets = group_offsets(counts)
-        groups = np.array([g for g, name in enumerate(features.GROUPS) if name in self.groups], np.int64)
-        rng = np.random.default_rng(self.seed)
+        h = self.hyper
+        groups = np.array([g for g, name in enumerate(features.GROUPS) if name in h.groups], np.int64)
+        rng = np.random.default_rng(h.seed)
         w, v = self._initial(counts, offsets, groups, rng)
         bias = np.zeros(1)
         best = (w.copy(), v.copy(), 0.0)
         best_top1, best_epoch = -1.0, 0
         history: list[dict[str, Any]] = []
-        n_samples = self.n_samples if self.gradient == "sampled" else 0
-        for epoch in range(1, self.max_epochs + 1):
+        n_samples = h.n_samples if h.gradient == "sampled" else 0
+        for epoch in range(1, h.max_epochs + 1):
             start = time.perf_counter()
             order = rng.permutation(len(comps)).astype(np.int64)
-            total, error = _fbt.sgd_epoch(levels, mult, starts, winners, order, offsets, counts, groups,
-                                          w, v.reshape(-1), self.k, bias, LOSSES[self.loss], n_samples,
-                                          int(rng.integers(2 ** 63)), self.step_size(epoch), self.lambda_w,
-                                          self.lambda_v)
+            total, error = _kernels.sgd_epoch(levels, mult, starts, winners, order, offsets, counts, groups,
+                                              w, v.reshape(-1), h.k, bias, LOSSES[h.loss], n_samples,
+                                              int(rng.integers(2 ** 63)), self.step_size(epoch), h.lambda_w,
+                                              h.lambda_v)
             _check(error)
             sgd_seconds = time.perf_counter() - start
             if not (math.isfinite(total) and np.all(np.isfinite(w)) and np.all(np.isfinite(v))):
@@ -256,7 +255,7 @@ class FBTPrior(Prior):
             point: dict[str, Any] = {"epoch": epoch, "train_loss": total / len(comps),
                                      "val_top1": None, "val_loglik": None}
             if validation is not None:
-                loglik, rank = _score(validation, w, v.reshape(-1), self.k, offsets, counts, groups)
+                loglik, rank = _score(validation, w, v.reshape(-1), h.k, offsets, counts, groups)
                 point["val_top1"] = float(np.mean(rank == 1))
                 point["val_loglik"] = float(np.mean(loglik))
             point["seconds"] = time.perf_counter() - start
@@ -270,7 +269,7 @@ class FBTPrior(Prior):
             if point["val_top1"] > best_top1:
                 best_top1, best_epoch = point["val_top1"], epoch
                 best = (w.copy(), v.copy(), float(bias[0]))
-            elif epoch - best_epoch >= self.patience:
+            elif epoch - best_epoch >= h.patience:
                 break
         # The model file holds float32 parameters (half the size); round now so that the fitted prior
         # and the one loaded from its file predict exactly alike.
@@ -290,7 +289,8 @@ class FBTPrior(Prior):
         """w = 0, v ~ N(0, init_std^2); level 0 and untrained groups stay at zero."""
         n = int(counts.sum())
         w = np.zeros(n)
-        v = rng.normal(0.0, self.init_std, (n, self.k)) if self.k else np.zeros((n, 0))
+        k = self.hyper.k
+        v = rng.normal(0.0, self.hyper.init_std, (n, k)) if k else np.zeros((n, 0))
         trained = np.zeros(n, dtype=bool)
         for g in groups:
             trained[offsets[g] + 1:offsets[g] + counts[g]] = True
@@ -314,15 +314,15 @@ class FBTPrior(Prior):
         """(row-major index of each candidate, pass = N*N, and its strength E of Eq. 1) for `color`."""
         index, levels = self._extractor.extract(board, color, self.patterns_)
         out = np.empty(len(index), dtype=np.float64)
-        _check(_fbt.team_energies(levels, self._offsets, self._counts, self._groups, self.w_,
-                                  self.v_.reshape(-1), self.k, out))
+        _check(_kernels.team_energies(levels, self._offsets, self._counts, self._groups, self.w_,
+                                      self.v_.reshape(-1), self.hyper.k, out))
         return index, out
 
     def evaluate(self, board, color: int) -> np.ndarray:
         """P(move) = softmax of E over the candidates (Eq. 2); float32 N*N+1, pass last, 0 if illegal."""
         index, energy = self.strengths(board, color)
         p = np.zeros(board.size * board.size + 1, dtype=np.float32)
-        _fbt.scatter_softmax(index, energy, p)
+        _kernels.scatter_softmax(index, energy, p)
         return p
 
     # --- model file ---
@@ -335,18 +335,12 @@ class FBTPrior(Prior):
             **pattern_arrays(self.patterns_),
         }
 
-    def hyperparameters(self) -> dict[str, Any]:
-        return {"k": self.k, "loss": self.loss, "gradient": self.gradient, "n_samples": self.n_samples,
-                "learning_rate": self.learning_rate, "lr_decay": self.lr_decay, "lambda_w": self.lambda_w, "lambda_v": self.lambda_v,
-                "init_std": self.init_std, "max_epochs": self.max_epochs, "patience": self.patience,
-                "seed": self.seed, "groups": list(self.groups), "pattern_min_count": self.pattern_min_count}
-
     def metadata(self) -> dict[str, Any]:
         return {
             "model_version": MODEL_VERSION,
             "feature_groups": list(features.GROUPS),
             "zobrist_seed": features.ZOBRIST_SEED,
-            "hyperparameters": self.hyperparameters(),
+            "hyperparameters": {**asdict(self.hyper), "groups": list(self.hyper.groups)},
             "history": self.history_,
             "digest": self.digest(),
             **self.info_,
@@ -354,46 +348,36 @@ class FBTPrior(Prior):
 
     @classmethod
     def from_arrays(cls, arrays: dict[str, np.ndarray], metadata: dict[str, Any]) -> "FBTPrior":
-        def fail(why: str) -> ModelError:
-            return ModelError(f"not a usable fbt model: {why}")
-
-        if metadata.get("model_version") != MODEL_VERSION:
-            raise fail(f"model version {metadata.get('model_version')}, expected {MODEL_VERSION}")
-        n_stored = stored_groups(metadata.get("feature_groups"))
-        if not n_stored or metadata.get("zobrist_seed") != features.ZOBRIST_SEED:
-            raise fail("written for another feature set")
-        missing = {"w", "v", "bias", "level_counts", *PATTERN_ARRAYS} - set(arrays)
-        if missing:
-            raise fail(f"missing arrays {sorted(missing)}")
+        n_stored = check_feature_file("fbt", MODEL_VERSION, "feature_groups", arrays, metadata,
+                                      ("w", "v", "bias", "level_counts"))
         hyper = metadata.get("hyperparameters")
         if not isinstance(hyper, dict):
-            raise fail("no hyperparameters")
+            raise unusable("fbt", "no hyperparameters")
+        # Files written before the harvest threshold moved to the training config still record it.
+        hyper = {key: value for key, value in hyper.items() if key != "pattern_min_count"}
         try:
-            prior = cls(**hyper)
+            prior = cls(FBTHyperparameters(**hyper))
         except (TypeError, ValueError) as err:
-            raise fail(f"bad hyperparameters ({err})") from None
-        if not set(prior.groups) <= set(features.GROUPS[:n_stored]):
-            raise fail("its groups name feature groups the file does not hold")
+            raise unusable("fbt", f"bad hyperparameters ({err})") from None
+        if not set(prior.hyper.groups) <= set(features.GROUPS[:n_stored]):
+            raise unusable("fbt", "its groups name feature groups the file does not hold")
         counts = features.level_counts(len(arrays["pattern_keys"]))
         n = int(counts[:n_stored].sum())
         w, v, bias = arrays["w"], arrays["v"], arrays["bias"]
         if (not np.array_equal(arrays["level_counts"], counts[:n_stored]) or w.shape != (n,)
-                or v.shape != (n, prior.k) or bias.shape != ()):
-            raise fail("array shapes do not match the feature set")
+                or v.shape != (n, prior.hyper.k) or bias.shape != ()):
+            raise unusable("fbt", "array shapes do not match the feature set")
         if any(a.dtype.kind != "f" for a in (w, v, bias)):
-            raise fail("w, v and bias must be floating point")
+            raise unusable("fbt", "w, v and bias must be floating point")
         # A file from before the later groups existed: they get zero parameters and stay out of `groups`.
         w, v = (pad_groups(np.ascontiguousarray(a, dtype=np.float64), counts, n_stored, 0.0) for a in (w, v))
         bias = float(bias)
         if not (np.all(np.isfinite(w)) and np.all(np.isfinite(v)) and math.isfinite(bias)):
-            raise fail("parameters must be finite")
+            raise unusable("fbt", "parameters must be finite")
         offsets = group_offsets(counts)
         if np.any(w[offsets] != 0) or np.any(v[offsets] != 0):
-            raise fail("level 0 of every group must have zero parameters")
-        try:
-            patterns = patterns_from_arrays(arrays)
-        except ValueError as err:
-            raise fail(str(err)) from None
+            raise unusable("fbt", "level 0 of every group must have zero parameters")
+        patterns = file_patterns("fbt", arrays)
         prior._set_parameters(counts, (w, v, bias))
         prior.patterns_ = patterns
         history = metadata.get("history", [])

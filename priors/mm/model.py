@@ -16,44 +16,24 @@ group is updated at once; team strengths are then rescaled before the next group
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any, Callable, Iterable
 
 import numpy as np
 
-from priors import _mm, features
-from priors.base import ModelError, Prior
+from priors import features
+from priors.base import Prior, register, require
 from priors.competitions import Competitions, build_competitions
-from priors.patterns import PATTERN_ARRAYS, PatternSet, pattern_arrays, patterns_from_arrays
+from priors.groups import check_feature_file, expand_groups, file_patterns, group_offsets, pad_groups, unusable
+from priors.mm import _kernels
+from priors.patterns import PatternSet, pattern_arrays
 
 MODEL_VERSION = 1
 
 
-def group_offsets(level_counts: np.ndarray) -> np.ndarray:
-    """Start of each group's block in the flat gamma array (levels 0..n-1 of group g)."""
-    offsets = np.zeros(len(level_counts), dtype=np.int64)
-    np.cumsum(level_counts[:-1], out=offsets[1:])
-    return offsets
-
-
-def stored_groups(recorded: Any) -> int:
-    """How many feature groups a model file was written with: len(recorded) when its list is a prefix
-    of `features.GROUPS` (files from before the later groups existed), else 0 (another feature set)."""
-    n = len(recorded) if isinstance(recorded, list) else 0
-    return n if 0 < n <= len(features.GROUPS) and tuple(recorded) == features.GROUPS[:n] else 0
-
-
-def pad_groups(values: np.ndarray, counts: np.ndarray, n_stored: int, fill: float) -> np.ndarray:
-    """Parameters stored for the first n_stored groups (one row per level), extended with `fill` for
-    the levels of the later groups, so that they are part of the feature set but contribute nothing."""
-    extra = int(counts[n_stored:].sum())
-    if extra == 0:
-        return values
-    return np.concatenate([values, np.full((extra,) + values.shape[1:], fill, dtype=values.dtype)])
-
-
 def team_strengths(comps: Competitions, gammas: np.ndarray, offsets: np.ndarray) -> np.ndarray:
     out = np.empty(len(comps.levels), dtype=np.float64)
-    _mm.team_strengths(comps.levels, offsets, gammas, out)
+    _kernels.team_strengths(comps.levels, offsets, gammas, out)
     return out
 
 
@@ -63,7 +43,7 @@ def score(comps: Competitions, gammas: np.ndarray, offsets: np.ndarray) -> tuple
     strengths = team_strengths(comps, gammas, offsets)
     loglik = np.empty(len(comps), dtype=np.float64)
     rank = np.empty(len(comps), dtype=np.int32)
-    _mm.competition_scores(comps.mult, comps.starts, comps.winners, strengths, loglik, rank)
+    _kernels.competition_scores(comps.mult, comps.starts, comps.winners, strengths, loglik, rank)
     return loglik, rank
 
 
@@ -95,14 +75,14 @@ def fit_gammas(comps: Competitions, level_counts: np.ndarray, n_iterations: int 
         for g in groups:
             block = slice(offsets[g], offsets[g] + level_counts[g])
             denominators = np.zeros(level_counts[g], dtype=np.float64)
-            ll = _mm.accumulate_group(comps.levels, comps.mult, comps.starts, comps.winners, strengths,
+            ll = _kernels.accumulate_group(comps.levels, comps.mult, comps.starts, comps.winners, strengths,
                                       g, denominators)
             loglik = ll if loglik is None else loglik
             old = gammas[block].copy()
             new = (wins[g] + 1.0) / (denominators / old + 2.0 / (old + 1.0))
             new[0] = 1.0
             gammas[block] = new
-            _mm.rescale_group(comps.levels, g, new / old, strengths)
+            _kernels.rescale_group(comps.levels, g, new / old, strengths)
         mean = loglik / len(comps)
         if callback is not None:
             callback(sweep, mean, gammas)
@@ -112,31 +92,37 @@ def fit_gammas(comps: Competitions, level_counts: np.ndarray, n_iterations: int 
     return gammas
 
 
+@dataclass(frozen=True)
+class MMHyperparameters:
+    """The `mm` section of a training config."""
+    n_iterations: int = 100                # MM sweeps at most
+    tolerance: float = 1e-4                # stop when the mean log-likelihood per competition gains less
+    groups: tuple = ("all",)               # feature groups trained (names or sets of GROUP_SETS); the
+                                           # others keep gamma = 1
+
+    def __post_init__(self) -> None:
+        require(isinstance(self.n_iterations, int) and self.n_iterations >= 1, "mm.n_iterations",
+                "an integer >= 1", self.n_iterations)
+        require(isinstance(self.tolerance, (int, float)) and self.tolerance >= 0, "mm.tolerance",
+                "a number >= 0", self.tolerance)
+        object.__setattr__(self, "groups", expand_groups(self.groups, "mm.groups"))
+
+
+@register("mm")
 class MMPrior(Prior):
     """Coulom (2007) generalized Bradley-Terry over the shared features, fitted by MM.
 
-    Hyperparameters: `n_iterations` (MM sweeps at most), `tolerance` (stop when the mean log-likelihood
-    per competition improves by less), `groups` (feature groups to train; the others keep gamma = 1),
-    `pattern_min_count` (harvest threshold for large patterns; 0 = no large patterns).
     Fitted: `gammas_` (flat, level 0 of each group = 1), `level_counts_`, `patterns_`, `history_`.
     """
 
-    name = "mm"
+    Hyper = MMHyperparameters
 
-    def __init__(self, n_iterations: int = 100, tolerance: float = 1e-4,
-                 groups: Iterable[str] | None = None, pattern_min_count: int = 10):
-        self.n_iterations = n_iterations
-        self.tolerance = tolerance
-        self.groups = tuple(features.GROUPS if groups is None else groups)
-        self.pattern_min_count = pattern_min_count
-        unknown = set(self.groups) - set(features.GROUPS)
-        if unknown:
-            raise ValueError(f"groups: unknown feature group(s) {sorted(unknown)}; known: {features.GROUPS}")
+    def __init__(self, hyper: MMHyperparameters | None = None):
+        super().__init__(hyper)
         self.patterns_: PatternSet | None = None
         self.level_counts_ = features.level_counts(0)
         self.gammas_ = np.ones(int(self.level_counts_.sum()), dtype=np.float64)
         self.history_: list[float] = []
-        self.info_: dict[str, Any] = {}
         self._offsets = group_offsets(self.level_counts_)
         self._extractor = features.Extractor()
 
@@ -151,7 +137,7 @@ class MMPrior(Prior):
                          callback: Callable[[int, float, np.ndarray], None] | None = None) -> "MMPrior":
         """Fit on competitions built with the same `patterns` (see `priors.competitions`)."""
         counts = features.level_counts(len(patterns) if patterns is not None else 0)
-        train = [g for g, name in enumerate(features.GROUPS) if name in self.groups]
+        train = [g for g, name in enumerate(features.GROUPS) if name in self.hyper.groups]
         history: list[float] = []
 
         def record(sweep: int, loglik: float, gammas: np.ndarray) -> None:
@@ -159,7 +145,7 @@ class MMPrior(Prior):
             if callback is not None:
                 callback(sweep, loglik, gammas)
 
-        self.gammas_ = fit_gammas(comps, counts, self.n_iterations, self.tolerance, train, record)
+        self.gammas_ = fit_gammas(comps, counts, self.hyper.n_iterations, self.hyper.tolerance, train, record)
         self.level_counts_ = counts
         self._offsets = group_offsets(counts)
         self.patterns_ = patterns
@@ -172,13 +158,13 @@ class MMPrior(Prior):
         """(row-major index of each candidate, pass = N*N, and its gamma) for `color` to move."""
         index, levels = self._extractor.extract(board, color, self.patterns_)
         out = np.empty(len(index), dtype=np.float64)
-        _mm.candidate_strengths(levels, self._offsets, self.gammas_, out)
+        _kernels.team_strengths(levels, self._offsets, self.gammas_, out)
         return index, out
 
     def evaluate(self, board, color: int) -> np.ndarray:
         index, gamma = self.strengths(board, color)
         p = np.zeros(board.size * board.size + 1, dtype=np.float32)
-        _mm.scatter_probabilities(index, gamma, p)
+        _kernels.scatter_probabilities(index, gamma, p)
         return p
 
     def gamma_table(self) -> dict[str, list[float]]:
@@ -198,11 +184,10 @@ class MMPrior(Prior):
         return {
             "model_version": MODEL_VERSION,
             "groups": list(features.GROUPS),
-            "trained_groups": list(self.groups),
+            "trained_groups": list(self.hyper.groups),
             "zobrist_seed": features.ZOBRIST_SEED,
-            "n_iterations": self.n_iterations,
-            "tolerance": self.tolerance,
-            "pattern_min_count": self.pattern_min_count,
+            "n_iterations": self.hyper.n_iterations,
+            "tolerance": self.hyper.tolerance,
             "history": self.history_,
             "digest": self.digest(),
             **self.info_,
@@ -210,36 +195,27 @@ class MMPrior(Prior):
 
     @classmethod
     def from_arrays(cls, arrays: dict[str, np.ndarray], metadata: dict[str, Any]) -> "MMPrior":
-        def fail(why: str) -> ModelError:
-            return ModelError(f"not a usable mm model: {why}")
-
-        if metadata.get("model_version") != MODEL_VERSION:
-            raise fail(f"model version {metadata.get('model_version')}, expected {MODEL_VERSION}")
-        n_stored = stored_groups(metadata.get("groups"))
-        if not n_stored or metadata.get("zobrist_seed") != features.ZOBRIST_SEED:
-            raise fail("written for another feature set")
+        n_stored = check_feature_file("mm", MODEL_VERSION, "groups", arrays, metadata, ("gammas", "level_counts"))
         trained = metadata.get("trained_groups")
         if trained is not None and not set(trained) <= set(features.GROUPS[:n_stored]):
-            raise fail("trained_groups names groups the file does not hold")
-        missing = {"gammas", "level_counts", *PATTERN_ARRAYS} - set(arrays)
-        if missing:
-            raise fail(f"missing arrays {sorted(missing)}")
+            raise unusable("mm", "trained_groups names groups the file does not hold")
         counts = features.level_counts(len(arrays["pattern_keys"]))
         gammas = np.asarray(arrays["gammas"], dtype=np.float64)
         if (not np.array_equal(arrays["level_counts"], counts[:n_stored])
                 or gammas.shape != (counts[:n_stored].sum(),)):
-            raise fail("array shapes do not match the feature set")
+            raise unusable("mm", "array shapes do not match the feature set")
         if not np.all(np.isfinite(gammas)) or not np.all(gammas > 0):
-            raise fail("gammas must be finite and positive")
+            raise unusable("mm", "gammas must be finite and positive")
         gammas = pad_groups(gammas, counts, n_stored, 1.0)     # gamma 1: a later group changes nothing
+        patterns = file_patterns("mm", arrays)
+        default = MMHyperparameters()
         try:
-            patterns = patterns_from_arrays(arrays)
-        except ValueError as err:
-            raise fail(str(err)) from None
-        prior = cls(n_iterations=int(metadata.get("n_iterations", 100)),
-                    tolerance=float(metadata.get("tolerance", 1e-4)),
-                    groups=metadata.get("trained_groups"),
-                    pattern_min_count=int(metadata.get("pattern_min_count", 10)))
+            hyper = MMHyperparameters(int(metadata.get("n_iterations", default.n_iterations)),
+                                      float(metadata.get("tolerance", default.tolerance)),
+                                      tuple(trained or default.groups))
+        except (TypeError, ValueError) as err:
+            raise unusable("mm", f"bad hyperparameters ({err})") from None
+        prior = cls(hyper)
         prior.gammas_ = gammas
         prior.level_counts_ = counts
         prior._offsets = group_offsets(counts)

@@ -14,7 +14,8 @@ ctypedef fused level_t:
 
 def team_strengths(const level_t[:, ::1] levels, const int64_t[::1] offsets, const double[::1] gammas,
                    double[::1] out):
-    """out[t] = prod_g gamma[offsets[g] + levels[t, g]]: the team strength gamma_t of Coulom (2007)."""
+    """out[t] = prod_g gamma[offsets[g] + levels[t, g]]: the team strength gamma_t of Coulom (2007), for the
+    teams of stored competitions (uint16 levels) and the candidates of one position (int32 levels)."""
     cdef Py_ssize_t t, g, n_teams = levels.shape[0], n_groups = levels.shape[1]
     cdef double s
     with nogil:
@@ -76,19 +77,6 @@ def competition_scores(const int32_t[::1] mult, const int64_t[::1] starts, const
                     r += mult[t]
             loglik[j] = log(w) - log(e)
             rank[j] = r
-
-
-def candidate_strengths(const int32_t[:, ::1] levels, const int64_t[::1] offsets, const double[::1] gammas,
-                        double[::1] out):
-    """out[i] = prod_g gamma[offsets[g] + levels[i, g]] for the candidates of one position."""
-    cdef Py_ssize_t i, g, n = levels.shape[0], n_groups = levels.shape[1]
-    cdef double s
-    with nogil:
-        for i in range(n):
-            s = 1.0
-            for g in range(n_groups):
-                s *= gammas[offsets[g] + levels[i, g]]
-            out[i] = s
 
 
 def scatter_probabilities(const int32_t[::1] index, const double[::1] strengths, float[::1] out):
