@@ -6,8 +6,6 @@ import dataclasses
 import math
 import os
 import re
-import subprocess
-import sys
 import tarfile
 from pathlib import Path
 
