@@ -2,9 +2,11 @@
 
 The file's sections fill the dataclasses of `engine.params` (`search:` -> SearchParams, ...) and its
 top-level keys the plain fields of EngineParams. Every problem is a `ConfigError` whose message
-starts with the key at fault (`search.n_thread: unknown key`). Overrides are YAML scalars
-(`search.reuse_tree=false`, `prior.temperature=0.5`) checked exactly as file values are, so a
-runtime option command can use `apply_override` as well.
+starts with the key at fault (`search.n_thread: unknown key`). Types and BOUNDS are checked here; a
+section that checks itself (`reading:`, whose rules are TacticsParams') has its errors prefixed with the
+section's name. Overrides are YAML scalars (`search.reuse_tree=false`, `prior.temperature=0.5`) checked
+exactly as file values are, so the runtime option commands (`tesuji-param`, `bps_config`) use
+`apply_override` as well.
 """
 from __future__ import annotations
 
@@ -82,11 +84,7 @@ BOUNDS: dict[str, Bound] = {
     "gtp.analyze_interval": Bound(1, 6000),      # 10 ms .. 1 min
     "gtp.live_gfx_interval": Bound(0.05, 60),
     "gtp.view_playouts": NON_NEGATIVE,
-    "reading.method": Bound(choices=("pp", "pns")),
-    "reading.budget": Bound(1, 10_000_000),
-    "reading.branching": NON_NEGATIVE,
-    "reading.decay": NON_NEGATIVE,
-}
+}   # reading.* is checked by ReadingParams itself (TacticsParams.__post_init__), which bench/ builds directly too
 # Names are checked against the prior registry where priors are built; engine/ does not import priors/.
 NON_EMPTY = ("name", "prior.name", "reading.prior")
 
@@ -170,7 +168,10 @@ def _replace(obj, values: dict, prefix: str):
         if not isinstance(key, str) or key not in fields:
             raise ConfigError(f"{name}: unknown key")
         changes[key] = _check(name, hints[key], value)
-    return dataclasses.replace(obj, **changes)
+    try:
+        return dataclasses.replace(obj, **changes)
+    except ValueError as e:   # a dataclass's own check: `FIELD: rule, got VALUE`
+        raise ConfigError(f"{prefix}{e}") from None
 
 
 def _check(name: str, kind: type, value: Any) -> Any:

@@ -103,38 +103,53 @@ class TacticsParams:
     defender_pass: bool = True   # the defender may pass (play elsewhere): a block in seki is not captured
 
     def __post_init__(self) -> None:
-        if self.method not in TACTICS_METHODS:
-            raise ValueError(f"tactics.method: must be one of {sorted(TACTICS_METHODS)}, got {self.method!r}")
-        if self.move_gen not in TACTICS_GENERATORS:
-            raise ValueError(f"tactics.move_gen: must be one of {sorted(TACTICS_GENERATORS)}, got {self.move_gen!r}")
+        _require(self.method in TACTICS_METHODS, self, "method", f"must be one of {', '.join(TACTICS_METHODS)}")
+        _require(self.move_gen in TACTICS_GENERATORS, self, "move_gen",
+                 f"must be one of {', '.join(TACTICS_GENERATORS)}")
         for name in ("max_nodes", "max_store", "max_depth", "l_max"):
-            if not isinstance(getattr(self, name), int) or getattr(self, name) < 1:
-                raise ValueError(f"tactics.{name}: must be a positive integer, got {getattr(self, name)!r}")
-        if self.max_depth >= TACTICS_MAX_PLIES:
-            raise ValueError(f"tactics.max_depth: must be below {TACTICS_MAX_PLIES}")
-        if not isinstance(self.l_start, int) or self.l_start < 0:
-            raise ValueError(f"tactics.l_start: must be >= 0, got {self.l_start!r}")
-        if not isinstance(self.counter_slack, int) or self.counter_slack < 0:
-            raise ValueError(f"tactics.counter_slack: must be >= 0, got {self.counter_slack!r}")
-        if self.defender_reach not in (1, 2):
-            raise ValueError(f"tactics.defender_reach: must be 1 or 2, got {self.defender_reach!r}")
-        if not isinstance(self.margin, int) or self.margin < 0:
-            raise ValueError(f"tactics.margin: must be >= 0, got {self.margin!r}")
-        if not 0.0 < self.prior_p < 1.0:
-            raise ValueError(f"tactics.prior_p: must be in (0, 1), got {self.prior_p!r}")
-        if not (math.isfinite(self.branching_weight) and self.branching_weight >= 0.0):
-            raise ValueError(f"tactics.branching_weight: must be finite and >= 0, got {self.branching_weight!r}")
-        if not (math.isfinite(self.depth_decay) and self.depth_decay >= 0.0):
-            raise ValueError(f"tactics.depth_decay: must be finite and >= 0, got {self.depth_decay!r}")
+            _require(_is_int(getattr(self, name), least=1), self, name, "must be a positive integer")
+        _require(self.max_depth < TACTICS_MAX_PLIES, self, "max_depth", f"must be below {TACTICS_MAX_PLIES}")
+        for name in ("l_start", "counter_slack", "margin"):
+            _require(_is_int(getattr(self, name), least=0), self, name, "must be an integer >= 0")
+        _require(self.defender_reach in (1, 2), self, "defender_reach", "must be 1 or 2")
+        _require(0.0 < self.prior_p < 1.0, self, "prior_p", "must be in (0, 1)")
+        for name in ("branching_weight", "depth_decay"):
+            value = getattr(self, name)
+            _require(math.isfinite(value) and value >= 0.0, self, name, "must be finite and >= 0")
+
+
+READING_MAX_NODES = 10_000_000   # a GTP reading query's node budget at most (increase_depths stops here)
 
 
 @dataclass(frozen=True)
-class ReadingParams:                 # the tactical solver behind GnuGo's reading commands (attack, defend, bps_*)
-    method: str = "pp"               # pp (Bayesian proof search) or pns (proof-number search)
-    budget: int = 20_000             # nodes per query
-    prior: str = "uniform"           # PP's leaf prior: uniform, beta, hier, or a trained model file (.npz)
-    branching: float = 0.0           # PP's branching leaf term (engine.tactics.branching_logodds); 0 is off
-    decay: float = 0.0               # PP's depth decay: leaf log-odds lowered this much per ply; 0 is off
+class ReadingParams(TacticsParams):
+    """The tactical solver behind GnuGo's reading commands (attack, defend, bps_*): every TacticsParams
+    field, with the defaults below for play, and the leaf prior."""
+    # Full-board positions need the local move generator, widened for the defender (counter-attacks on
+    # blocks with one liberty more than its own) so that fewer captures are "proved" by leaving out the
+    # defence. A leaf prior of 0.1 instead of the paper's 0.5 makes PP solve about as many reading.tst
+    # problems as PNS (bench/results/tactics_b1.json, tactics_b3.json). The budget keeps a query near a second.
+    max_nodes: int = 20_000
+    max_depth: int = 60
+    move_gen: str = "local"
+    l_max: int = 5
+    prior_p: float = 0.1
+    counter_slack: int = 1
+    prior: str = "uniform"       # PP's leaf prior: uniform (prior_p), beta, hier, or a trained model file (.npz)
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        _require(self.max_nodes <= READING_MAX_NODES, self, "max_nodes", f"must be <= {READING_MAX_NODES}")
+
+
+def _is_int(value, least: int) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= least
+
+
+def _require(ok: bool, params, name: str, rule: str) -> None:
+    """A ValueError `NAME: RULE, got VALUE` unless ok; engine.config prefixes the section (`reading.NAME`)."""
+    if not ok:
+        raise ValueError(f"{name}: {rule}, got {getattr(params, name)!r}")
 
 
 @dataclass(frozen=True)

@@ -9,6 +9,9 @@ Parses and answers; holds no Go logic beyond vertex conversion. Modules, in depe
 - `kgs`        kgsGtp extensions
 - `analysis`   lz-analyze / kata-analyze streams and *-genmove_analyze (Sabaki, Lizzie)
 - `gogui`      GoGui analyze commands and views, interrupt, live graphics, parameters
-- `tactics_commands` attack / defend in GnuGo's format (its regression files run unchanged), solver queries
-- `cli`        `tesuji gtp [--config FILE] [--set key=value ...]`
+- `tactics_commands` attack / defend in GnuGo's format (its regression files run unchanged), solver queries,
+               `bps_config` (the `reading:` settings)
+- `server`     the wiring: the player's move prior, the reading leaf prior, every command group around
+               one player, and serving on stdin/stdout
+- `cli`        `tesuji gtp [--config FILE] [--set key=value ...]`: arguments and configuration, then `server`
 """

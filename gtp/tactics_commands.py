@@ -9,7 +9,7 @@
   how they are read.
 - `trymove COLOR VERTEX`, `popgo`, `increase_depths`, `decrease_depths`: the GnuGo regression
   helpers those files use around their tests (play a move, take it back; double or halve the
-  solver's node budget).
+  solver's node budget `max_nodes`).
 - `bps_solve VERTEX [attack|defend] [MAX_NODES] [pp|pns]`: the solver's full answer,
   `= T D5 nodes=112 p=1 L=3 code=1`: value (T captured, F safe, U budget spent) where simple ko binds
   both sides, the move, nodes developed over the liberty loop (and the ko searches), the belief that
@@ -17,36 +17,27 @@
   liberty threshold L and GnuGo's code for the side asked (as `attack` / `defend` print it).
 - `bps_children VERTEX [attack|defend]`: one line per first move, `D5 T p=1` (PP's root-child beliefs;
   PNS prints `pn=`/`dn=`).
-- `bps_config [prior=uniform|beta|hier|FILE.npz] [budget=N] [method=pp|pns] [move_gen=local|region] [l_max=N]
-  [branching=W] [decay=D]`: change the settings (no argument: print them). `beta` and `hier` are
-  untrained models; FILE.npz a trained leaf prior (`python -m bench.tactics --save-prior FILE`).
-  `branching` is PP's branching leaf term (`TacticsParams.branching_weight`, 0 off), `decay` its depth
-  decay (`TacticsParams.depth_decay`, 0 off).
+- `bps_config [KEY=VALUE ...]`: change the reading settings, the config's `reading:` section
+  (`engine.params.ReadingParams`: every `TacticsParams` field and `prior`), with the names and the
+  parser of `--set reading.KEY=VALUE`: `bps_config max_nodes=5000 method=pns prior=hier`. One bad pair
+  rejects the whole command. No argument: every setting, one `KEY=VALUE` a line.
 
+The settings live in the player's configuration (`player.params.reading`); the leaf prior that
+`reading.prior` names is built by the function the server hands over (`gtp.server.build_leaf_prior`).
 Handlers validate everything before changing anything; a bad vertex or option is a GTP error.
 """
 from __future__ import annotations
 
 import dataclasses
 import math
-import sys
-from typing import Optional, Sequence
+from typing import Callable, Sequence
 
 from engine import tactics
-from gtp.commands import expect_args, parse_color, parse_float, parse_int, parse_vertex
+from engine.config import ConfigError, apply_override
+from engine.params import READING_MAX_NODES, TACTICS_METHODS, EngineParams, ReadingParams
+from gtp.commands import expect_args, parse_color, parse_vertex
 from gtp.coords import PASS, point_to_vertex
 from gtp.protocol import CommandGroup, GtpError
-from priors.leaf_priors import CALIBRATED, load_leaf_prior, make_leaf_prior
-from priors.modelfile import ModelError
-
-# Full-board positions need the local move generator; the budget keeps a query near a second.
-# Full-board positions need the local move generator, widened for the defender (counter-attacks on
-# blocks with one liberty more than its own) so that fewer captures are "proved" by leaving out the
-# defence. A leaf prior of 0.1 instead of the paper's 0.5 makes PP solve about as many reading.tst
-# problems as PNS (bench/results/tactics_b1.json, tactics_b3.json).
-GTP_PARAMS = tactics.TacticsParams(method="pp", move_gen="local", max_nodes=20_000, l_max=5, max_depth=60,
-                                   counter_slack=1, prior_p=0.1)
-MAX_BUDGET = 10_000_000
 
 
 def gnugo_vertex(move: int, size: int) -> str:
@@ -55,51 +46,37 @@ def gnugo_vertex(move: int, size: int) -> str:
     return "PASS" if move == PASS else point_to_vertex(move, size)
 
 
-def prior_named(name: str):
-    """The leaf prior of `bps_config prior=NAME`: None for uniform (PP's prior_p), an untrained calibrated
-    beta or hier model, or the trained model a file holds (`LeafPrior.save`, e.g. `python -m bench.tactics
-    --save-prior FILE`). GtpError when it is none of these."""
-    if name == "uniform":
-        return None
-    if name in CALIBRATED:
-        return make_leaf_prior(name, **CALIBRATED[name])
-    if not name.endswith(".npz"):
-        raise GtpError(f"unknown prior {name!r}: uniform, beta, hier or a model file (.npz)")
-    try:
-        prior = load_leaf_prior(name)
-    except ModelError as e:
-        raise GtpError(str(e)) from None
-    prior.kernel()                       # the C table, built once here rather than on the first query
-    return prior
-
-
 class TacticsCommands(CommandGroup):
-    """`attack`, `defend`, the `bps_` commands and GnuGo's regression helpers, on the player's game."""
+    """`attack`, `defend`, the `bps_` commands and GnuGo's regression helpers, on the player's game with
+    the player's reading settings; build_leaf_prior turns a `reading.prior` value into the solver's leaf
+    prior (ConfigError when it cannot)."""
 
-    def __init__(self, player, params: tactics.TacticsParams = GTP_PARAMS, prior=None):
+    def __init__(self, player, build_leaf_prior: Callable[[str], object]):
         self.player = player
-        self.params = params
-        self.prior = prior
-        self.prior_name = "uniform" if prior is None else (getattr(prior, "source", None)
-                                                            or getattr(prior, "name", "custom"))
+        self.build_leaf_prior = build_leaf_prior
+        self.prior = build_leaf_prior(self.settings.prior)
         self.n_tried = 0      # trymove moves that popgo may take back
 
     @property
     def game(self):
         return self.player.game
 
+    @property
+    def settings(self) -> ReadingParams:
+        return self.player.params.reading
+
     # --- GnuGo's reading commands ---
 
     def cmd_attack(self, args: Sequence[str]) -> str:
         expect_args(args, 1)
         board, point = self._string(args[0])
-        code, move, _ = tactics.attack(board, point, self.params, self.prior)
+        code, move, _ = tactics.attack(board, point, self.settings, self.prior)
         return f"{code} {gnugo_vertex(move, board.size)}" if code else "0"
 
     def cmd_defend(self, args: Sequence[str]) -> str:
         expect_args(args, 1)
         board, point = self._string(args[0])
-        code, move, _ = tactics.defend(board, point, self.params, self.prior)
+        code, move, _ = tactics.defend(board, point, self.settings, self.prior)
         return f"{code} {gnugo_vertex(move, board.size)}" if code else "0"
 
     # --- the solver's own view ---
@@ -130,37 +107,15 @@ class TacticsCommands(CommandGroup):
 
     def cmd_bps_config(self, args: Sequence[str]) -> str:
         if not args:
-            p = self.params
-            return (f"prior={self.prior_name} budget={p.max_nodes} method={p.method} "
-                    f"move_gen={p.move_gen} l_max={p.l_max} branching={p.branching_weight:g} "
-                    f"decay={p.depth_decay:g}")
-        changes, prior_name = {}, None
-        keys = {"budget": "max_nodes", "method": "method", "move_gen": "move_gen", "l_max": "l_max"}
-        weights = {"branching": "branching_weight", "decay": "depth_decay"}
-        for arg in args:
-            key, sep, value = arg.partition("=")
-            if not sep or not value:
-                raise GtpError(f"bad option {arg!r}: expected key=value")
-            if key == "prior":
-                prior_name, prior = value, prior_named(value)
-            elif key in ("budget", "l_max"):
-                n = parse_int(value, least=1)
-                if key == "budget" and n > MAX_BUDGET:
-                    raise GtpError(f"budget above {MAX_BUDGET}")
-                changes[keys[key]] = n
-            elif key in weights:
-                changes[weights[key]] = parse_float(value)
-            elif key in keys:
-                changes[keys[key]] = value
-            else:
-                raise GtpError(f"unknown option {key!r}")
-        try:
-            params = dataclasses.replace(self.params, **changes)
-        except ValueError as e:
-            raise GtpError(str(e)) from None
-        self.params = params
-        if prior_name is not None:
-            self.prior, self.prior_name = prior, prior_name
+            s = self.settings
+            return "\n".join(f"{f.name}={_scalar(getattr(s, f.name))}" for f in dataclasses.fields(s))
+        params, prior = self._apply(args), self.prior
+        if params.reading.prior != self.settings.prior:
+            try:
+                prior = self.build_leaf_prior(params.reading.prior)
+            except ConfigError as e:
+                raise GtpError(str(e)) from None
+        self.player.params, self.prior = params, prior
         return ""
 
     # --- GnuGo's regression helpers ---
@@ -186,12 +141,12 @@ class TacticsCommands(CommandGroup):
 
     def cmd_increase_depths(self, args: Sequence[str]) -> str:
         expect_args(args, 0)
-        self.params = dataclasses.replace(self.params, max_nodes=min(MAX_BUDGET, self.params.max_nodes * 2))
+        self.player.params = self._apply([f"max_nodes={min(READING_MAX_NODES, self.settings.max_nodes * 2)}"])
         return ""
 
     def cmd_decrease_depths(self, args: Sequence[str]) -> str:
         expect_args(args, 0)
-        self.params = dataclasses.replace(self.params, max_nodes=max(1, self.params.max_nodes // 2))
+        self.player.params = self._apply([f"max_nodes={max(1, self.settings.max_nodes // 2)}"])
         return ""
 
     # --- argument helpers ---
@@ -205,63 +160,29 @@ class TacticsCommands(CommandGroup):
             raise GtpError("vertex must not be empty")
         return board, point
 
-    def _options(self, args: Sequence[str]) -> tuple[bool, tactics.TacticsParams]:
-        attack, changes = True, {}
+    def _options(self, args: Sequence[str]) -> tuple[bool, ReadingParams]:
+        """(attack?, settings) of `[attack|defend] [MAX_NODES] [pp|pns]`, for one query."""
+        attack, pairs = True, []
         for arg in args:
             low = arg.lower()
             if low in ("attack", "defend"):
                 attack = low == "attack"
-            elif low in ("pp", "pns"):
-                changes["method"] = low
             else:
-                n = parse_int(arg, least=1)
-                if n > MAX_BUDGET:
-                    raise GtpError(f"budget above {MAX_BUDGET}")
-                changes["max_nodes"] = n
-        return attack, dataclasses.replace(self.params, **changes)
+                pairs.append(f"method={low}" if low in TACTICS_METHODS else f"max_nodes={arg}")
+        return attack, self._apply(pairs).reading
+
+    def _apply(self, pairs: Sequence[str]) -> EngineParams:
+        """The player's configuration with `KEY=VALUE` reading settings applied by the configuration's own
+        parser (`--set reading.KEY=VALUE`); the first bad pair is a GtpError naming reading.KEY."""
+        params = self.player.params
+        try:
+            for pair in pairs:
+                params = apply_override(params, f"reading.{pair}")
+        except ConfigError as e:
+            raise GtpError(str(e)) from None
+        return params
 
 
-def main(argv: Optional[Sequence[str]] = None) -> int:
-    """`python -m gtp.tactics_commands [--budget N] [--method pp|pns] ... [--set key=value ...]`: the
-    engine's GTP server with the solver settings of `tesuji gtp` (GTP_PARAMS with the config's `reading:`
-    section, which `--set reading.KEY=VALUE` changes too) and those given here on top, for running GnuGo's
-    regression files with each of them."""
-    import argparse
-
-    from engine.config import ConfigError, load_config
-    from engine.player import Player
-    from gtp.cli import make_server, reading_settings, serve
-
-    parser = argparse.ArgumentParser(prog="python -m gtp.tactics_commands")
-    parser.add_argument("--set", dest="overrides", nargs="+", action="extend", default=[], metavar="KEY=VALUE")
-    parser.add_argument("--budget", type=int, help="solver nodes per query (reading.budget)")
-    parser.add_argument("--method", choices=("pp", "pns"), help="reading.method")
-    parser.add_argument("--move-gen", choices=("local", "region"), help=f"default {GTP_PARAMS.move_gen}")
-    parser.add_argument("--l-max", type=int, help=f"default {GTP_PARAMS.l_max}")
-    parser.add_argument("--prior-p", type=float, help=f"PP's uniform leaf prior (default {GTP_PARAMS.prior_p})")
-    parser.add_argument("--branching-weight", type=float,
-                        help="PP's branching leaf term (reading.branching; see engine.tactics.branching_logodds)")
-    parser.add_argument("--depth-decay", type=float,
-                        help="PP's leaf log-odds lowered this much per ply below the root (reading.decay)")
-    parser.add_argument("--prior", help="PP's leaf prior, as `bps_config prior=`: uniform, beta, hier or a model "
-                                        "file (.npz) (reading.prior)")
-    args = parser.parse_args(argv)
-    flags = {"max_nodes": args.budget, "method": args.method, "move_gen": args.move_gen, "l_max": args.l_max,
-             "prior_p": args.prior_p, "branching_weight": args.branching_weight,
-             "depth_decay": args.depth_decay}
-    try:
-        engine_params = load_config(None, args.overrides)
-        reading = engine_params.reading
-        if args.prior is not None:          # the file is read once, the flag's instead of the config's
-            reading = dataclasses.replace(reading, prior=args.prior)
-        params, prior = reading_settings(reading)
-        params = dataclasses.replace(params, **{k: v for k, v in flags.items() if v is not None})
-    except (ConfigError, ValueError, GtpError) as e:
-        print(f"tactics_commands: {e}", file=sys.stderr)
-        return 2
-    player = Player(engine_params)
-    return serve(player, make_server(player, engine_params, tactics_params=params, tactics_prior=prior))
-
-
-if __name__ == "__main__":
-    sys.exit(main())
+def _scalar(value) -> str:
+    """A setting as `bps_config` and YAML take it back (`true`, not Python's `True`)."""
+    return str(value).lower() if isinstance(value, bool) else str(value)

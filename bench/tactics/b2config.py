@@ -97,7 +97,7 @@ def _settings(entry: Any, where: str, excluded: tuple) -> dict:
     try:
         TacticsParams(**out)
     except ValueError as e:
-        raise ConfigError(f"{where}: {e}") from None
+        raise ConfigError(f"{where}.{e}") from None   # the message starts with the field name
     return out
 
 

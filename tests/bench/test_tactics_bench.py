@@ -96,11 +96,11 @@ GOOD = {"configs": {"a": {"prior": "hier", "learn": "consistent"}}, "references"
     ({"configs": {"a": {"prior": "hier", "passes": 0}}}, "configs.a.passes"),
     ({"configs": {"a": {"prior": "hier", "learn_unsolved": "yes"}}}, "configs.a.learn_unsolved"),
     ({"configs": {"a": {"prior": "hier", "search": {"max_nodes": 10}}}}, "configs.a.search.max_nodes: unknown key"),
-    ({"configs": {"a": {"prior": "hier", "search": {"depth_decay": -1.0}}}}, "configs.a.search: tactics.depth_decay"),
+    ({"configs": {"a": {"prior": "hier", "search": {"depth_decay": -1.0}}}}, "configs.a.search.depth_decay: must be"),
     ({"configs": {"A b": {"prior": "hier"}}}, "configs.A b: a name"),
     ({"references": {"pns": {"method": "pns", "budget": 5}}}, "references.pns.budget: unknown key"),
     ({"references": {"pns": {"method": "pns"}, "pp": {"prior_p": "low"}}}, "references.pp.prior_p: expected a float"),
-    ({"references": {"pns": {"method": "pns"}, "pp": {"prior_p": 1.5}}}, "references.pp: tactics.prior_p"),
+    ({"references": {"pns": {"method": "pns"}, "pp": {"prior_p": 1.5}}}, "references.pp.prior_p: must be"),
     ({"references": {"pp": {"method": "pp"}}}, "references.pns: missing"),
     ({"configs": [1, 2]}, "configs: expected a mapping")])
 def test_a_bad_configuration_file_is_an_error_naming_the_key(change, message):

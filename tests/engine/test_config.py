@@ -1,5 +1,6 @@
 import dataclasses
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -9,7 +10,7 @@ import pytest
 import yaml
 
 from engine.config import BOUNDS, SECTIONS, ConfigError, apply_override, load_config
-from engine.params import EngineParams, PlayoutParams, SearchParams
+from engine.params import EngineParams, PlayoutParams, ReadingParams, SearchParams, TacticsParams
 
 ROOT = Path(__file__).resolve().parents[2]
 DEFAULT = ROOT / "configs" / "default.yaml"
@@ -44,6 +45,17 @@ def test_every_bound_names_a_real_field():
     for key in BOUNDS:
         section, field = key.split(".")
         assert field in {f.name for f in dataclasses.fields(SECTIONS[section])}, key
+
+
+def test_every_solver_setting_is_a_reading_key_of_the_same_name(tmp_path):
+    # tests/gtp/test_tactics_commands.py sets each one to a new value through YAML, --set and bps_config
+    names = [f.name for f in dataclasses.fields(TacticsParams)]
+    assert [f.name for f in dataclasses.fields(ReadingParams)] == names + ["prior"]
+    values = {name: getattr(ReadingParams(), name) for name in names}
+    overrides = [f"reading.{k}={str(v).lower() if isinstance(v, bool) else v}" for k, v in values.items()]
+    assert load_config(None, overrides) == EngineParams()
+    assert load_config(write(tmp_path, yaml.safe_dump({"reading": values})), []) == EngineParams()
+    assert load_config(None, ["reading.max_nodes=5000"]).reading == ReadingParams(max_nodes=5000)
 
 
 def test_file_sections_and_top_level(tmp_path):
@@ -104,14 +116,24 @@ def test_apply_override_returns_a_new_object():
     ("search:\n  n_threads: [1, 2]\n", "search.n_threads: expected an integer"),
     ("search: [1, 2]\n", "search: expected a mapping"),
     ("playout:\n  max_moves: 5000\n", "playout.max_moves: must be <= 1000"),
-    ("reading:\n  method: alphabeta\n", "reading.method: must be one of pp, pns"),
-    ("reading:\n  budget: 0\n", "reading.budget: must be >= 1"),
-    ("reading:\n  branching: -1\n", "reading.branching: must be >= 0"),
-    ("reading:\n  decay: -1\n", "reading.decay: must be >= 0"),
+    ("reading:\n  method: alphabeta\n", "reading.method: must be one of pp, pns, got 'alphabeta'"),
+    ("reading:\n  max_nodes: 0\n", "reading.max_nodes: must be a positive integer, got 0"),
+    ("reading:\n  max_nodes: 20000000\n", "reading.max_nodes: must be <= 10000000"),
+    ("reading:\n  max_depth: 1024\n", "reading.max_depth: must be below 1024"),
+    ("reading:\n  move_gen: everywhere\n", "reading.move_gen: must be one of region, local"),
+    ("reading:\n  l_start: -1\n", "reading.l_start: must be an integer >= 0"),
+    ("reading:\n  prior_p: 0.0\n", "reading.prior_p: must be in (0, 1)"),
+    ("reading:\n  branching_weight: -1\n", "reading.branching_weight: must be finite and >= 0"),
+    ("reading:\n  depth_decay: -1\n", "reading.depth_decay: must be finite and >= 0"),
+    ("reading:\n  defender_reach: 3\n", "reading.defender_reach: must be 1 or 2"),
+    ("reading:\n  ko_results: 1\n", "reading.ko_results: expected true or false"),
     ("reading:\n  prior: ''\n", "reading.prior: must not be empty"),
+    ("reading:\n  budget: 5000\n", "reading.budget: unknown key"),        # the old names are errors
+    ("reading:\n  decay: 1\n", "reading.decay: unknown key"),
+    ("reading:\n  branching: 1\n", "reading.branching: unknown key"),
 ])
 def test_bad_files_name_the_key(tmp_path, yaml_text, message):
-    with pytest.raises(ConfigError, match="^" + message.replace(".", r"\.").replace("[", r"\[")):
+    with pytest.raises(ConfigError, match="^" + re.escape(message)):
         load_config(write(tmp_path, yaml_text), [])
 
 
@@ -129,9 +151,12 @@ def test_bad_files_name_the_key(tmp_path, yaml_text, message):
     ("search.n_threads=[1", "search.n_threads: cannot parse value"),
     ("search.n_threads={a: 1}", "search.n_threads: expected a single value"),
     ("playout.pattern_rate=200", "playout.pattern_rate: must be <= 100"),
+    ("reading.budget=5000", "reading.budget: unknown key"),
+    ("reading.max_nodes=-1", "reading.max_nodes: must be a positive integer, got -1"),
+    ("reading.counter_slack=-1", "reading.counter_slack: must be an integer >= 0"),
 ])
 def test_bad_overrides_name_the_key(override, message):
-    with pytest.raises(ConfigError, match="^" + message.replace(".", r"\.").replace("[", r"\[")):
+    with pytest.raises(ConfigError, match="^" + re.escape(message)):
         load_config(None, [override])
 
 
@@ -161,6 +186,8 @@ def run_cli(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess:
     (["gtp", "--set", "reading.prior=/nonexistent/leaf.npz"],
      "tesuji: reading.prior: /nonexistent/leaf.npz: no such model file"),
     (["gtp", "--set", "reading.prior=oracle"], "tesuji: reading.prior: unknown prior 'oracle'"),
+    (["gtp", "--set", "reading.budget=700"], "tesuji: reading.budget: unknown key"),
+    (["gtp", "--set", "reading.method=alphabeta"], "tesuji: reading.method: must be one of pp, pns"),
 ])
 def test_cli_bad_config_is_one_line_and_exit_2(args, message):
     result = run_cli(*args)

@@ -9,6 +9,8 @@ from engine.params import EngineParams, SearchParams
 from engine.player import Player
 from gtp.gogui import GoGuiCommands, ViewCommands, _count
 from gtp.protocol import GtpServer
+from gtp.server import build_leaf_prior
+from gtp.tactics_commands import TacticsCommands
 from tests.gtp.gtpproc import GtpProcess, tesuji_command
 from tests.gtp.replies import ANALYZE_ENTRY, GFX_LINE, GENMOVE, dboard_rows, is_gfx
 
@@ -108,14 +110,13 @@ def test_prior_view_shows_the_configured_prior():
 
 
 def test_tactics_view_and_menu_entries_follow_the_registered_commands():
-    tactics = pytest.importorskip("gtp.tactics_commands")
     player = Player(EngineParams(search=SearchParams(playouts=20)))
     player.game.load_sgf(LADDER_SGF)
     plain = GtpServer([GoGuiCommands(), ViewCommands(player)])
     assert "tesuji-tactics" not in plain.handle_line("gogui-analyze_commands")
     assert plain.handle_line("tesuji-tactics D6") == "? attack and defend are not available\n\n"
 
-    server = GtpServer([GoGuiCommands(), ViewCommands(player), tactics.TacticsCommands(player)])
+    server = GtpServer([GoGuiCommands(), ViewCommands(player), TacticsCommands(player, build_leaf_prior)])
     menu = server.handle_line("gogui-analyze_commands")
     assert "gfx/Tactical Status/tesuji-tactics %p" in menu and "pstring/Attack/attack %p" in menu
     reply = server.handle_line("tesuji-tactics D6")
