@@ -13,7 +13,7 @@ from engine import tactics
 from engine.tactics_priors import load_prior, make_prior
 from engine.board import BLACK, WHITE
 from tests.boards import board_from_ascii, normalize, vertex
-from tests.engine.test_tactics import LADDER, NET
+from tests.positions import LADDER, NET
 
 
 def test_default_runs_every_configuration_and_keeps_the_file_names():

@@ -12,7 +12,7 @@ from engine.tactics import Solver, TacticsParams
 from engine.tactics_priors import (PRIORS, BetaPrior, HierGaussPrior, PriorFileError, UniformPrior, load_prior,
                                    make_prior)
 from tests.boards import board_from_ascii, vertex
-from tests.engine.test_tactics import BREAKER, LADDER, NET
+from tests.positions import BREAKER, LADDER, NET
 
 LOCAL = TacticsParams(move_gen="local", max_nodes=20_000)
 

@@ -11,8 +11,7 @@ from gtp.gogui import GoGuiCommands, ViewCommands, _count
 from gtp.protocol import GtpServer
 from tests.gtp.gtpproc import GtpProcess, tesuji_command
 from tests.gtp.replies import ANALYZE_ENTRY, GFX_LINE, GENMOVE, dboard_rows, is_gfx
-
-LADDER_SGF = b"(;GM[1]FF[4]SZ[9]AB[cd][de][ee]AW[dd]PL[B])"   # White D6 in a ladder
+from tests.positions import LADDER_SGF
 
 
 def walls(engine, size=7):

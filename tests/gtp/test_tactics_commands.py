@@ -21,10 +21,8 @@ from gtp.protocol import GtpServer
 from gtp.coords import PASS, vertex_to_point
 from gtp.tactics_commands import GTP_PARAMS, TacticsCommands, gnugo_vertex
 from tests.boards import board_from_ascii, vertex
-from tests.engine.test_tactics import LADDER
 from tests.gtp.gtpproc import GtpProcess
-
-LADDER_SGF = b"(;GM[1]FF[4]SZ[9]AB[cd][de][ee]AW[dd]PL[B])"   # White D6, Black C6 D5 E5: a ladder
+from tests.positions import LADDER, LADDER_SGF
 
 
 class StubPlayer:

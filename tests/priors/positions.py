@@ -1,4 +1,5 @@
-"""Hand-drawn training positions shared by the tests of the fitted priors (mm, fbt)."""
+"""Training positions drawn by hand and the `evaluate` contract, shared by the tests of the fitted priors
+(mm, fbt). The diagrams themselves are in tests/positions.py."""
 from __future__ import annotations
 
 import numpy as np
@@ -6,62 +7,31 @@ import pytest
 
 from engine.board import BLACK, PASS, WHITE, Board
 from priors.dataset import Position
-
-# A white stone in atari at D4 (row 4, col 3 from the bottom left): Black captures, White connects.
-POSITION = """
-. . . . . . .
-. . X O . . .
-. X O . O . .
-. . X O . . .
-. . . X . . .
-. . . . . . .
-. . . . . . .
-"""
+from tests.positions import OPENING, STONE_IN_ATARI
 
 
 def hand_positions() -> list[Position]:
     """A few positions with expert moves: capture or save the stone in atari, a pass."""
     out = []
     for color in (BLACK, WHITE):
-        board = Board.from_ascii(POSITION, to_play=color)
+        board = Board.from_ascii(STONE_IN_ATARI, to_play=color)
         out.append(Position(board, color, board.point(4, 3), 10, "hand"))
     board = Board(7)
     out.append(Position(board, BLACK, board.point(3, 3), 1, "hand"))
-    out.append(Position(Board.from_ascii(POSITION), BLACK, PASS, 80, "hand"))
+    out.append(Position(Board.from_ascii(STONE_IN_ATARI), BLACK, PASS, 80, "hand"))
     return out
 
 
 def assert_evaluate_contract(prior, color: int) -> tuple[Board, np.ndarray]:
-    """`evaluate` on POSITION: float32 probabilities per point and pass, summing to 1, zero exactly on the
-    illegal points. Returns the board and the probabilities for further checks."""
-    board = Board.from_ascii(POSITION)
+    """`evaluate` on STONE_IN_ATARI: float32 probabilities per point and pass, summing to 1, zero exactly
+    on the illegal points. Returns the board and the probabilities for further checks."""
+    board = Board.from_ascii(STONE_IN_ATARI)
     p = prior.evaluate(board, color)
     assert p.dtype == np.float32 and p.shape == (50,)
     assert p.sum() == pytest.approx(1.0, abs=1e-5)
     legal = board.legal_points(color)
     assert np.all(p[:-1][~legal] == 0) and np.all(p[:-1][legal] > 0) and p[-1] > 0
     return board, p
-
-
-# A 15x15 opening with a fight in the bottom left: large enough for the side-extension and
-# corner-opening features, with a last move for the playout-policy flags.
-OPENING = """
-. . . . . . . . . . . . . . .
-. . . . . . . . . . . . . . .
-. . . . . . . . . . . . . . .
-. . . O . . . . . . . X . . .
-. . . . . . . . . . . . . . .
-. . . . . . . . . . . . . . .
-. . . . . . . . . . . . . . .
-. . . . . . . . . . . . . . .
-. . . . . . . . . . . . . . .
-. . . . . . . . . . . . . . .
-. . . . . . . . . . . . . . .
-. . X O . . . . . . . O . . .
-. X O . . . . . . . . . . . .
-. . X . . . . . . . . . . . .
-. . . . . . . . . . . . . . .
-"""
 
 
 def opening_board() -> Board:

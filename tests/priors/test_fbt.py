@@ -11,7 +11,8 @@ from priors.base import PRIORS, ModelError, save_model
 from priors.competitions import CompetitionBuilder
 from priors.fbt import FBTPrior
 from priors.patterns import PatternSet
-from tests.priors.positions import POSITION, assert_evaluate_contract, hand_positions, opening_board
+from tests.positions import STONE_IN_ATARI as POSITION
+from tests.priors.positions import assert_evaluate_contract, hand_positions, opening_board
 
 COUNTS = np.array([4, 5, 3, 6])          # a small feature set: levels per group, level 0 included
 OFFSETS = mm.group_offsets(COUNTS)

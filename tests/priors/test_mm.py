@@ -10,7 +10,8 @@ from priors.base import PRIORS, ModelError, save_model
 from priors.competitions import CompetitionBuilder, build_competitions, concatenate
 from priors.mm import MMPrior
 from priors.patterns import PatternSet
-from tests.priors.positions import POSITION, assert_evaluate_contract, hand_positions, opening_board
+from tests.positions import STONE_IN_ATARI as POSITION
+from tests.priors.positions import assert_evaluate_contract, hand_positions, opening_board
 
 
 def synthetic(true_log_gammas, n_competitions, rng, sizes=(5, 40)):
