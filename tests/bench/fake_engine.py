@@ -2,7 +2,7 @@
 
     python tests/bench/fake_engine.py [--fail crash|hang|illegal|garbage|error] [--at N]
                                       [--game G --this-game K] [--moves M] [--score RESULT]
-                                      [--pidfile PATH]
+                                      [--pidfile PATH] [--hangfile PATH]
 
 It plays the first point it believes empty (scanning from A1; it does not track captures, so it
 never picks an occupied point by mistake), and on its N-th genmove it fails as asked: exits
@@ -11,7 +11,8 @@ not a vertex (garbage) or answers `? ...` (error). With --game G it fails only w
 (the harness's {game}) equals G, so the run can show the next game going normally. After M moves
 it only passes, so that a game it does not break ends with two passes. With --score it answers
 `final_score` with that fixed result (and no dead stones), to play a referee that disagrees.
-With --pidfile it writes its process id there, so a test can check that it was stopped.
+With --pidfile it writes its process id there, so a test can check that it was stopped; with
+--hangfile it writes it there when it starts to hang, so a test can wait until a game is stuck.
 """
 import argparse
 import os
@@ -30,10 +31,9 @@ def main() -> None:
     parser.add_argument("--moves", type=int, default=10**6)
     parser.add_argument("--score", default=None)
     parser.add_argument("--pidfile", default=None)
+    parser.add_argument("--hangfile", default=None)
     args = parser.parse_args()
-    if args.pidfile:
-        with open(args.pidfile, "a") as f:
-            f.write(f"{os.getpid()}\n")
+    append_pid(args.pidfile)
     armed = args.game is None or args.game == args.this_game
     size = 19
     occupied: list[str] = []
@@ -75,7 +75,8 @@ def main() -> None:
             if fail == "crash":
                 sys.exit(3)
             if fail == "hang":
-                time.sleep(3600)
+                append_pid(args.hangfile)
+                time.sleep(3600)        # the fault itself: a genmove that never answers
             if fail == "error":
                 reply, ok = "cannot think", False
             elif fail == "garbage":
@@ -95,6 +96,12 @@ def main() -> None:
         else:
             reply, ok = "unknown command", False
         respond(ident, reply, ok)
+
+
+def append_pid(path: str | None) -> None:
+    if path:
+        with open(path, "a") as f:
+            f.write(f"{os.getpid()}\n")
 
 
 def first_empty(size: int, occupied: list[str]) -> str:

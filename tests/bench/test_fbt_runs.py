@@ -6,7 +6,7 @@ import pytest
 
 from bench import fbt_runs
 from priors.train import load_config, split_dataset, training_data
-from tests.priors.test_train import data_dir, write_config  # noqa: F401 (data_dir is a fixture)
+from tests.priors.tiny_archive import data_dir, write_config  # noqa: F401 (data_dir is a fixture)
 
 
 def write_configs(tmp_path, data_dir, bench_extra: str = "") -> tuple:

@@ -43,6 +43,7 @@ def test_a_hang_is_a_timeout_and_the_engine_is_killed():
 
 
 def test_output_that_is_not_gtp_is_a_protocol_fault():
+    # an engine that prints something other than GTP, then stays silent (the sleep is the fault)
     engine = GtpEngine([sys.executable, "-c", "print('hello'); import time; time.sleep(5)"], timeout=5).start()
     with pytest.raises(EngineFault) as info:
         engine.send("name")

@@ -16,6 +16,7 @@ from bench.game import GameTask, play_game
 from bench.match import main, run_match
 from bench.matchconfig import EngineSpec, load_config
 from bench.report import read_dat
+from tests.polling import wait_until
 
 GNUGO = "/usr/games/gnugo --mode gtp --level 1 --chinese-rules"
 REFEREE = "/usr/games/gnugo --mode gtp --chinese-rules --positional-superko"
@@ -239,12 +240,12 @@ def default_sigint() -> None:
 def start_hanging_match(tmp_path) -> tuple[subprocess.Popen, Path]:
     """`python -m bench.match` in its own session, two games under way whose player hangs and two more
     queued; returns the process and the file listing the pids of the engines started."""
-    pids = tmp_path / "pids"
+    pids, hanging = tmp_path / "pids", tmp_path / "hanging"
     config = write_config(tmp_path, f"""
         board_size: 5
         games: 4
         player:
-          command: {FAKE} --fail hang --at 1 --pidfile {pids}
+          command: {FAKE} --fail hang --at 1 --pidfile {pids} --hangfile {hanging}
           timeout: 60
         opponent: {GNUGO}
     """)
@@ -253,22 +254,23 @@ def start_hanging_match(tmp_path) -> tuple[subprocess.Popen, Path]:
                              "--jobs", "2", "--no-progress"], cwd=root, start_new_session=True,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             preexec_fn=default_sigint)
-    deadline = time.monotonic() + 30
-    while (not pids.exists() or len(pids.read_text().split()) < 3) and time.monotonic() < deadline:
-        time.sleep(0.1)            # the probe's engine, then one hanging engine per game
-    time.sleep(0.5)
+    wait_until(lambda: hanging.exists() and len(hanging.read_text().split()) >= 2,
+               "the player of both games to hang", timeout=30)
     return proc, pids
 
 
-def alive(pids, wait: float = 10.0) -> list[int]:
-    """The processes among pids still running after up to `wait` seconds (a loaded machine reaps late)."""
-    pids, deadline = list(pids), time.monotonic() + wait
-    while True:
-        left = [pid for pid in pids
-                if Path(f"/proc/{pid}").exists() and "zombie" not in Path(f"/proc/{pid}/status").read_text()]
-        if not left or time.monotonic() > deadline:
-            return left
-        time.sleep(0.2)
+def is_running(pid: int) -> bool:
+    """A process that has not ended (a zombie has)."""
+    try:
+        return "zombie" not in Path(f"/proc/{pid}/status").read_text()
+    except FileNotFoundError:
+        return False
+
+
+def wait_exited(pids) -> None:
+    """Every process of pids ends within 10 s (a loaded machine reaps late)."""
+    pids = list(pids)
+    wait_until(lambda: not any(map(is_running, pids)), f"the processes {pids} to end", timeout=10)
 
 
 def stopped(proc: subprocess.Popen, timeout: float = 30.0) -> str:
@@ -285,7 +287,7 @@ def stopped(proc: subprocess.Popen, timeout: float = 30.0) -> str:
                 os.kill(pid, signal.SIGUSR1)
             except ProcessLookupError:
                 pass
-        time.sleep(2)
+        time.sleep(2)              # time to print the stacks, which nothing announces, before the kill
         os.killpg(proc.pid, signal.SIGKILL)
         err = proc.communicate()[1]
         pytest.fail(f"the harness did not exit within {timeout} s\n{tree}\n{err[-20000:]}")
@@ -297,7 +299,7 @@ def test_ctrl_c_stops_the_run_and_its_engines_and_says_how_to_resume(tmp_path):
     err = stopped(proc)                        # it takes about 3 s; an engine timeout is 60
     assert proc.returncode == 130 and "run the same command again to resume" in err
     assert "Traceback" not in err
-    assert alive(map(int, pids.read_text().split())) == []
+    wait_exited(map(int, pids.read_text().split()))
 
 
 def test_a_sigterm_to_the_harness_alone_stops_its_workers_and_engines(tmp_path):
@@ -308,7 +310,7 @@ def test_a_sigterm_to_the_harness_alone_stops_its_workers_and_engines(tmp_path):
     proc.send_signal(signal.SIGTERM)          # the harness only, as a job scheduler would
     err = stopped(proc)                        # it takes about 3 s; an engine timeout is 60
     assert "run the same command again to resume" in err and "Traceback" not in err
-    assert alive(group + [int(p) for p in pids.read_text().split()]) == []
+    wait_exited(group + [int(p) for p in pids.read_text().split()])
 
 
 def test_resuming_with_a_different_board_is_refused(tmp_path, capsys):

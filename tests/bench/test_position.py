@@ -1,14 +1,15 @@
-import textwrap
+import numpy as np
 
 from bench.position import Position, parse_vertex
+from tests.boards import BLACK, WHITE, board_from_ascii
+from tests.positions import KO
 
 
 def position(diagram: str) -> Position:
-    """A Position from a diagram, top row first: X black, O white, . empty."""
-    rows = [r.replace(" ", "") for r in textwrap.dedent(diagram).strip().splitlines()]
-    pos = Position(len(rows))
-    black = [(len(rows) - 1 - r, c) for r, row in enumerate(rows) for c, ch in enumerate(row) if ch == "X"]
-    white = [(len(rows) - 1 - r, c) for r, row in enumerate(rows) for c, ch in enumerate(row) if ch == "O"]
+    """A Position from a diagram in tests.boards' notation."""
+    stones = board_from_ascii(diagram).stones()          # rows from the bottom, as Position counts them
+    pos = Position(len(stones))
+    black, white = ([tuple(p) for p in np.argwhere(stones == color).tolist()] for color in (BLACK, WHITE))
     pos.board.apply_setup(black, white, [])
     pos.history = {pos._key(pos.board)}
     return pos
@@ -35,13 +36,7 @@ def test_occupied_points_and_suicide_are_illegal():
 
 
 def test_simple_ko_recapture_is_illegal_until_a_move_elsewhere():
-    pos = position("""
-        . . . . .
-        . X O . .
-        X O . O .
-        . X O . .
-        . . . . .
-    """)
+    pos = position(KO)
     pos.play(v("C3"), "b")           # black captures B3
     assert pos.board.get(*v("B3")) is None
     assert pos.illegal_reason(v("B3"), "w") == "ko"

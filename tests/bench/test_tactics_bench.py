@@ -21,7 +21,7 @@ from engine import tactics
 from engine.board import BLACK, WHITE
 from priors.leaf_priors import load_leaf_prior
 from tests.boards import board_from_ascii, normalize, vertex
-from tests.engine.test_tactics import LADDER, NET
+from tests.positions import LADDER, NET
 
 SERIAL = SimpleNamespace(map=lambda f, *its, **kw: list(map(f, *its)))     # a pool that runs in the caller
 

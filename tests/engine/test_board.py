@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 from engine.board import BLACK, EDGE, EMPTY, MAX_SIZE, PASS, RESIGN, WHITE, Board, IllegalMove
 from tests.boards import assert_position, assert_stones, board_from_ascii, play_moves, vertex
+from tests.positions import KO
 
 
 # --- captures ---
@@ -139,15 +140,6 @@ def test_bad_points_are_refused(point, reason):
 
 
 # --- ko ---
-
-KO = """
-    . . . . .
-    . X O . .
-    X O . O .
-    . X O . .
-    . . . . .
-"""
-
 
 def test_ko_retake_is_illegal_at_once_and_legal_after_a_move_elsewhere():
     b = board_from_ascii(KO)

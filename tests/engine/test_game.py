@@ -4,6 +4,7 @@ from sgfmill import sgf
 
 from engine.board import BLACK, EMPTY, PASS, RESIGN, WHITE, Board, IllegalMove
 from engine.game import Game, fixed_handicap_coords, max_fixed_handicap
+from tests.positions import KO
 
 COLUMNS = "ABCDEFGHJKLMNOPQRST"
 
@@ -23,16 +24,6 @@ def game_at(text: str, to_play: int = BLACK, komi: float = 7.5) -> Game:
     game = Game()
     game.set_position(Board.from_ascii(text, komi=komi, to_play=to_play))
     return game
-
-
-# A ko: Black C3 captures the white stone on B3, and White B3 would take back at once.
-KO = """
-. . . . .
-. X O . .
-X O . O .
-. X O . .
-. . . . .
-"""
 
 
 def test_play_records_moves_and_alternates():

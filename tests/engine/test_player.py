@@ -6,7 +6,7 @@ import pytest
 from engine.board import BLACK, EMPTY, PASS, RESIGN, WHITE, Board
 from engine.params import EngineParams, SearchParams
 from engine.player import Player
-from tests.engine.test_scoring import SEKI
+from tests.positions import KO, SEKI
 
 
 def make_player(playouts=200, seed=1, **search) -> Player:
@@ -176,16 +176,9 @@ def test_cleanup_captures_dead_stones_before_passing():
 def test_never_repeats_a_position():
     # Black took the ko at C3 and both passed: White's retake at B3 is legal under simple ko but
     # recreates the start, so the engine must not play it.
-    ko = """
-    . . . . .
-    . X O . .
-    X O . O .
-    . X O . .
-    . . . . .
-    """
     for seed in (1, 2, 3):
         player = make_player(150, seed=seed)
-        player.game.set_position(Board.from_ascii(ko, komi=0.5, to_play=BLACK))
+        player.game.set_position(Board.from_ascii(KO, komi=0.5, to_play=BLACK))
         board = player.game.board
         player.game.play(BLACK, board.point(2, 2))
         retake = player.game.board.ko_point
@@ -207,7 +200,7 @@ def test_clock_is_charged_and_respected():
     assert player.game.moves == [] and player.time.clocks[BLACK].main == 6
 
 
-# SEKI is test_scoring's position. By hand: Black 27, White 21, C1 neutral, komi 7.5: W+1.5.
+# SEKI by hand: Black 27, White 21, C1 neutral, komi 7.5: W+1.5.
 
 
 def test_seki_with_the_real_search():

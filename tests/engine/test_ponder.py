@@ -9,6 +9,7 @@ from engine.params import EngineParams, PlayoutParams, SearchParams
 from engine.player import Player
 from engine.ponder import Ponderer, Reporter, run_sliced, stop_thread
 from engine.search import Search
+from tests.polling import wait_until
 
 
 def make_player(ponder: bool, playouts: int = 200, size: int = 9) -> Player:
@@ -39,11 +40,11 @@ def test_run_sliced_stops_at_the_playout_limit_and_reports_between_slices():
 def test_run_sliced_without_limits_runs_until_stopped():
     search, _ = make_search()
     halt = threading.Event()
-    result = {}
-    thread = threading.Thread(
-        target=lambda: result.setdefault("n", run_sliced(search, 0, 0.0, 0.02, None, halt.is_set)))
+    result, slices = {}, []
+    thread = threading.Thread(target=lambda: result.setdefault(
+        "n", run_sliced(search, 0, 0.0, 0.02, lambda: slices.append(1), halt.is_set)))
     thread.start()
-    time.sleep(0.15)
+    wait_until(lambda: len(slices) >= 3, "three slices of the unlimited run")
     assert thread.is_alive()
     halt.set()
     stop_thread(thread, search.stop)
@@ -61,13 +62,13 @@ def test_ponderer_searches_until_stopped_and_stop_is_idempotent():
     ponderer = Ponderer(search)
     assert ponderer.stop() == 0                # nothing to stop
     ponderer.start(board)
-    time.sleep(0.1)
+    wait_until(lambda: ponderer.playouts, "the first slice of pondering")
     assert ponderer.is_pondering
     n = ponderer.stop()
     assert not ponderer.is_pondering and n > 0
     assert search.root_visits() == n
     visits = search.root_visits()
-    time.sleep(0.05)
+    time.sleep(0.05)                           # the check is that nothing happens: no playouts meanwhile
     assert search.root_visits() == visits      # really stopped
     assert ponderer.stop() == 0
 
@@ -83,7 +84,7 @@ def test_ponder_tree_is_reused_when_the_opponent_plays_the_expected_move():
     player = make_player(ponder=True)
     player.genmove(BLACK)
     assert player.ponderer.is_pondering
-    time.sleep(0.3)
+    wait_until(lambda: player.ponderer.playouts, "the first slice of pondering")
     pondered = player.stop_pondering()
     assert pondered > 0
     # The ponder root is the position after our move, White to play (genmove's subtree of it, reused).
@@ -115,16 +116,17 @@ def test_interrupt_ends_an_unlimited_analysis_and_a_long_genmove():
     report = Reporter(0.02, lambda: reports.append(player.search.root_visits()))
     thread = threading.Thread(target=player.analyze, args=(BLACK,), kwargs={"report": report})
     thread.start()
-    time.sleep(0.2)
+    wait_until(lambda: reports, "a report of the analysis")
     assert thread.is_alive() and reports
     stop_thread(thread, player.interrupt)
     assert reports == sorted(reports)
     assert player.game.moves == []             # analysis plays nothing
 
+    analysed = player.search.root_visits()
     result = {}
     thread = threading.Thread(target=lambda: result.setdefault("move", player.genmove(BLACK)))
     thread.start()                            # playouts=0 and no clock: a 10 s search
-    time.sleep(0.2)
+    wait_until(lambda: player.search.root_visits() > analysed, "genmove's search to add playouts")
     start = time.monotonic()
     stop_thread(thread, player.interrupt)
     assert time.monotonic() - start < 2.0

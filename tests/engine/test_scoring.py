@@ -4,6 +4,7 @@ import pytest
 
 from engine import scoring
 from engine.board import BLACK, WHITE, Board
+from tests.positions import SEKI
 
 
 def ownership(text: str) -> np.ndarray:
@@ -33,17 +34,7 @@ DEAD_OWN = """
 + + + + - - -
 """
 
-# Seki on the bottom edge: Black A2 B2 C2 B1 (eye A1) and White D2 E2 F2 D1 F1 (eye E1) share C1;
-# neither can fill it without putting itself in atari. The walls above are alive.
-SEKI = """
-. O O X . X .
-O O O X X X X
-. O O X . X .
-O O O X X X X
-O O O X X X X
-X X X O O O X
-. X . O . O X
-"""
+# An ownership map for SEKI (tests/positions.py).
 SEKI_OWN = """
 - - - + + + +
 - - - + + + +

@@ -16,6 +16,7 @@ from engine.board import BLACK, PASS, WHITE, Board
 from engine.tactics import Solver, TacticsParams, and_logodds, or_logodds, pattern_keys
 from priors.leaf_priors import make_leaf_prior
 from tests.boards import board_from_ascii, vertex
+from tests.positions import BREAKER, LADDER, NET
 
 DATA = Path(__file__).resolve().parents[3] / "shared" / "data"
 LOCAL = TacticsParams(move_gen="local", max_nodes=20_000)
@@ -222,42 +223,6 @@ def test_pp_descends_into_the_first_of_equally_good_children(root):
         assert s.best_child() == 1 + logodds.index(want), logodds
 
 # --- 7. Go: ladder, net, snapback, throw-in, breaker ---
-
-LADDER = """
-    . . . . . . . . .
-    . . . . . . . . .
-    . . . . . . . . .
-    . . . . . . . . .
-    . . . . . . . . .
-    . . X O . . . . .
-    . . . X X . . . .
-    . . . . . . . . .
-    . . . . . . . . .
-"""
-
-BREAKER = """
-    . . . . . . . . .
-    . . . . . . . . .
-    . . . . . . O . .
-    . . . . . . . . .
-    . . . . . . . . .
-    . . X O . . . . .
-    . . . X X . . . .
-    . . . . . . . . .
-    . . . . . . . . .
-"""
-
-NET = """
-    . . . . . . . . .
-    . . . . . . . . .
-    . . . . . . . . .
-    . . . . . . . . .
-    . O . X . . . O .
-    . . . X O . . . .
-    . . O O X X . O .
-    . . . . . . . . .
-    . . . . . . . . .
-"""
 
 SNAPBACK = """
     . . . . . . .

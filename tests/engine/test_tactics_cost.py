@@ -9,7 +9,7 @@ from engine import tactics
 from engine.tactics import Solver, TacticsParams
 from priors.leaf_priors import HierGaussPrior
 from tests.boards import board_from_ascii, vertex
-from tests.engine.test_tactics import BREAKER, LADDER, NET
+from tests.positions import BREAKER, LADDER, NET
 
 
 def scanned_leaf(s: Solver, method: str) -> int:

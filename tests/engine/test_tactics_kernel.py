@@ -9,7 +9,7 @@ from engine import tactics
 from engine.tactics import PriorKernel, Solver, TacticsParams
 from priors.leaf_priors import BetaPrior, HierGaussPrior, LeafPrior, UniformPrior
 from tests.boards import board_from_ascii, vertex
-from tests.engine.test_tactics import BREAKER, LADDER, NET
+from tests.positions import BREAKER, LADDER, NET
 
 LOCAL = TacticsParams(move_gen="local", max_nodes=3_000)
 REGION = TacticsParams(move_gen="region", margin=9, max_nodes=3_000)

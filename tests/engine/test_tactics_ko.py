@@ -9,17 +9,9 @@ from engine import tactics
 from engine.board import PASS, WHITE
 from engine.tactics import KO_A, KO_B, LOSE, WIN, TacticsParams
 from tests.boards import board_from_ascii, vertex
+from tests.positions import KO
 
 PARAMS = TacticsParams(move_gen="local", l_max=3, max_nodes=20_000)
-
-# Black takes the white stone B3 by a ko capture at C3: White can retake after a ko threat.
-KO_CAPTURE = """
-. . . . .
-. X O . .
-X O . O .
-. X O . .
-. . . . .
-"""
 
 # Black B5 (on the edge) is in atari; it lives by taking the ko at C4 (capturing B4).
 KO_DEFENCE = """
@@ -40,7 +32,7 @@ def ko_just_taken(diagram: str, move: str):
 
 
 def test_a_capture_by_a_ko_capture_is_ko_a():
-    b = board_from_ascii(KO_CAPTURE)
+    b = board_from_ascii(KO)
     code, move, r = tactics.attack(b, vertex(b, "B3"), PARAMS)
     assert (code, b._name(move)) == (KO_A, "C3")
     assert r.code == KO_A and r.value == "T"
@@ -151,7 +143,7 @@ def test_a_lost_string_is_lose_with_pass():
 
 
 def test_ko_results_can_be_switched_off():
-    b = board_from_ascii(KO_CAPTURE)
+    b = board_from_ascii(KO)
     params = TacticsParams(move_gen="local", l_max=3, max_nodes=20_000, ko_results=False)
     code, move, r = tactics.attack(b, vertex(b, "B3"), params)
     assert (code, b._name(move)) == (WIN, "C3")            # simple ko for both: a plain capture

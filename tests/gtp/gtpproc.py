@@ -12,6 +12,12 @@ from typing import Optional, Sequence
 ROOT = Path(__file__).resolve().parents[2]
 # Small and fast: 9x9-sized searches of a few dozen playouts, one thread, fixed seed.
 FAST = ("search.playouts=50", "search.n_threads=1", "search.seed=7", "search.max_nodes=20000")
+# The commands `tesuji gtp` must know: GTP v2's, printsgf and cputime as GnuGo has them, and KGS's.
+REQUIRED = ["protocol_version", "name", "version", "known_command", "list_commands", "quit", "boardsize",
+            "clear_board", "komi", "play", "genmove", "undo", "fixed_handicap", "place_free_handicap",
+            "set_free_handicap", "final_score", "final_status_list", "time_settings", "time_left",
+            "loadsgf", "printsgf", "showboard", "reg_genmove", "cputime", "kgs-genmove_cleanup",
+            "kgs-time_settings", "kgs-game_over", "kgs-rules"]
 
 
 def tesuji_command(*overrides: str, config: Optional[str] = None) -> list[str]:

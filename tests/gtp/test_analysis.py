@@ -17,6 +17,7 @@ from gtp.coords import PASS, point
 from gtp.protocol import CommandGroup, GtpError, GtpServer, Job, is_interrupt
 from tests.gtp.gtpproc import FAST, GtpProcess, tesuji_command
 from tests.gtp.replies import KATA_LINE, LZ_LINE, MOVE, Stream, segments
+from tests.polling import wait_until
 
 BLACK, WHITE = 1, 2
 D4, E5, C3 = point(3, 3, 9), point(4, 4, 9), point(2, 2, 9)
@@ -123,7 +124,7 @@ class Ticker(CommandGroup):
             for i in range(int(args[0])):
                 if self.stop.is_set():
                     return f"stopped at {i}"
-                time.sleep(0.01)
+                time.sleep(0.01)       # a job that takes time: what an interrupt cuts short
             return "done"
         self.stop.clear()
         return Job(run, interrupt=self.stop.set)
@@ -152,10 +153,10 @@ def serve_pipe():
 def test_any_line_ends_a_stream_and_is_then_handled():
     writer, out, thread = serve_pipe()
     writer.write(b"1 tick\n")
-    time.sleep(0.1)
+    wait_until(lambda: b"tick 3\n" in out.getvalue(), "three ticks of the first stream")
     writer.write(b"2 name\n")
     writer.write(b"tick\n")
-    time.sleep(0.05)
+    wait_until(lambda: b"=2 ticker\n\n=\n" in out.getvalue(), "the second stream to open")
     writer.write(b"\n")            # a bare newline ends a stream too
     writer.write(b"3 count 3\n")
     writer.close()                 # end of input: the loop ends after the last reply
@@ -171,8 +172,7 @@ def test_any_line_ends_a_stream_and_is_then_handled():
 def test_interrupt_line_cuts_a_synchronous_job_and_other_lines_wait_for_it():
     writer, out, thread = serve_pipe()
     writer.write(b"count 300\n")
-    time.sleep(0.1)
-    writer.write(b"# interrupt\n")
+    writer.write(b"# interrupt\n")     # the server reads it only once the count runs: no wait needed
     writer.write(b"count 3\nname\n")   # these wait for their turn
     writer.close()
     thread.join(10)

@@ -9,8 +9,7 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from gtp.protocol import parse, preprocess
-from tests.gtp.gtpproc import FAST, GtpProcess, tesuji_command
-from tests.gtp.test_protocol import REQUIRED
+from tests.gtp.gtpproc import FAST, REQUIRED, GtpProcess, tesuji_command
 
 SENTINEL = "987654321"
 COMMANDS = [c for c in REQUIRED if c != "quit"] + ["frobnicate", "Play", "kgs-chat", "gogui-analyze_commands"]

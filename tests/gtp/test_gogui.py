@@ -13,8 +13,8 @@ from gtp.server import build_leaf_prior
 from gtp.tactics_commands import TacticsCommands
 from tests.gtp.gtpproc import GtpProcess, tesuji_command
 from tests.gtp.replies import ANALYZE_ENTRY, GFX_LINE, GENMOVE, dboard_rows, is_gfx
-
-LADDER_SGF = b"(;GM[1]FF[4]SZ[9]AB[cd][de][ee]AW[dd]PL[B])"   # White D6 in a ladder
+from tests.polling import wait_until
+from tests.positions import LADDER_SGF
 
 
 def walls(engine, size=7):
@@ -163,7 +163,7 @@ def slow_engine(tmp_path):
 
 def test_interrupt_line_stops_genmove_with_a_move(slow_engine, record_property):
     slow_engine.write(b"1 genmove b\n")
-    time.sleep(0.3)
+    wait_until(lambda: "gogui-gfx:" in slow_engine.stderr_text(), "genmove's first live graphics")
     sent = time.monotonic()
     slow_engine.write(b"# interrupt\n")
     reply = slow_engine.read_reply()
@@ -173,8 +173,7 @@ def test_interrupt_line_stops_genmove_with_a_move(slow_engine, record_property):
     assert m and GENMOVE.fullmatch(m.group(1)) and m.group(1) != "resign"
     assert slow_engine.ok("printsgf").count(";B[") == 1               # the move was played
     slow_engine.write(b"tesuji-visits\n")                             # a view can be interrupted too
-    time.sleep(0.2)
-    slow_engine.write(b"# interrupt\n")
+    slow_engine.write(b"# interrupt\n")                               # read only once the view runs
     reply = slow_engine.read_reply()
     assert reply.startswith("= INFLUENCE ") and is_gfx(reply[2:-2])
     assert slow_engine.ok("name") == "Tesuji"
@@ -183,9 +182,7 @@ def test_interrupt_line_stops_genmove_with_a_move(slow_engine, record_property):
 def test_live_graphics_during_genmove(slow_engine):
     slow_engine.ok("tesuji-param search.playouts 3000")
     slow_engine.ok("genmove b")
-    deadline = time.monotonic() + 5
-    while "gogui-gfx: CLEAR" not in slow_engine.stderr_text() and time.monotonic() < deadline:
-        time.sleep(0.05)
+    wait_until(lambda: "gogui-gfx: CLEAR" in slow_engine.stderr_text(), "the live graphics to be cleared", timeout=5)
     err = slow_engine.stderr_text()
     blocks = err.split("gogui-gfx:\n")[1:]
     assert blocks, err[-2000:]

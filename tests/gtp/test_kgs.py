@@ -223,7 +223,7 @@ def test_pondering_thinks_on_the_opponents_time(tmp_path, ponder):
     try:
         proc.ok("boardsize 9")
         proc.ok("genmove b")
-        time.sleep(0.5)                             # the opponent thinks
+        time.sleep(0.5)     # the opponent thinks: with pondering we search meanwhile, without it nothing happens
         # The view searches 50 playouts more (FAST) on the position after our move, reusing the tree:
         # without pondering that tree holds at most genmove's 50 playouts.
         text = proc.ok("tesuji-visits w")

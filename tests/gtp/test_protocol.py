@@ -7,13 +7,7 @@ import sys
 import pytest
 
 from gtp.protocol import CommandGroup, GtpError, GtpServer, format_reply, parse, preprocess
-from tests.gtp.gtpproc import FAST, ROOT, GtpProcess, split_reply, tesuji_command
-
-REQUIRED = ["protocol_version", "name", "version", "known_command", "list_commands", "quit", "boardsize",
-            "clear_board", "komi", "play", "genmove", "undo", "fixed_handicap", "place_free_handicap",
-            "set_free_handicap", "final_score", "final_status_list", "time_settings", "time_left",
-            "loadsgf", "printsgf", "showboard", "reg_genmove", "cputime", "kgs-genmove_cleanup",
-            "kgs-time_settings", "kgs-game_over", "kgs-rules"]
+from tests.gtp.gtpproc import FAST, REQUIRED, ROOT, GtpProcess, split_reply, tesuji_command
 
 
 # --- units ---

@@ -25,10 +25,8 @@ from gtp.server import build_leaf_prior
 from gtp.tactics_commands import TacticsCommands, gnugo_vertex
 from priors.leaf_priors import HierGaussPrior
 from tests.boards import board_from_ascii, vertex
-from tests.engine.test_tactics import LADDER
 from tests.gtp.gtpproc import GtpProcess, tesuji_command
-
-LADDER_SGF = b"(;GM[1]FF[4]SZ[9]AB[cd][de][ee]AW[dd]PL[B])"   # White D6, Black C6 D5 E5: a ladder
+from tests.positions import LADDER, LADDER_SGF
 
 
 # A valid value other than the default for every reading setting, as YAML writes it.

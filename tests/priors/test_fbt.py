@@ -16,7 +16,8 @@ from priors.groups import group_offsets
 from priors.mm import model as mm
 from priors.modelfile import ModelError, save_model
 from priors.patterns import PatternSet
-from tests.priors.positions import POSITION, hand_positions, opening_board
+from tests.positions import STONE_IN_ATARI
+from tests.priors.positions import hand_positions, opening_board
 
 COUNTS = np.array([4, 5, 3, 6])          # a small feature set: levels per group, level 0 included
 OFFSETS = group_offsets(COUNTS)
@@ -371,7 +372,7 @@ def test_competitions_of_another_feature_set_are_rejected():
 
 @pytest.fixture(scope="module")
 def fitted():
-    board = Board.from_ascii(POSITION)
+    board = Board.from_ascii(STONE_IN_ATARI)
     keys = features.pattern_keys_at(board, board.point(4, 3), BLACK)
     patterns = PatternSet(keys[:3], np.arange(2, 5), counts=[9, 7, 5])
     prior = fbt_prior(k=3, learning_rate=0.05, max_epochs=15, seed=2)
@@ -380,7 +381,7 @@ def fitted():
 
 @pytest.mark.parametrize("color", [BLACK, WHITE])
 def test_evaluate_is_the_softmax_of_the_energies(fitted, color):
-    board = Board.from_ascii(POSITION)
+    board = Board.from_ascii(STONE_IN_ATARI)
     p = fitted.evaluate(board, color)
     legal = board.legal_points(color)
     index, energy = fitted.strengths(board, color)
@@ -390,7 +391,7 @@ def test_evaluate_is_the_softmax_of_the_energies(fitted, color):
 
 
 def test_fit_learns_the_expert_moves(fitted):
-    board = Board.from_ascii(POSITION)
+    board = Board.from_ascii(STONE_IN_ATARI)
     assert int(np.argmax(fitted.evaluate(board, BLACK))) == 4 * 7 + 3      # the capture always played
     assert fitted.history_[-1]["train_loss"] < fitted.history_[0]["train_loss"]
     assert fitted.info_["n_competitions"] == 12 and len(fitted.patterns_) == 3
@@ -482,7 +483,7 @@ def test_a_legacy_model_file_loads_with_the_new_groups_inactive(legacy_fitted, t
     assert again.hyper.groups == features.LEGACY_GROUPS
     assert np.array_equal(again.level_counts_, features.level_counts(0))
     np.testing.assert_array_equal(again.w_, legacy_fitted.w_)
-    for board in (Board.from_ascii(POSITION), opening_board()):
+    for board in (Board.from_ascii(STONE_IN_ATARI), opening_board()):
         for color in (BLACK, WHITE):
             np.testing.assert_array_equal(again.evaluate(board, color), legacy_fitted.evaluate(board, color))
     again.save(tmp_path / "new.npz")                    # saved again: the full group list, same scores

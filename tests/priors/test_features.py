@@ -727,7 +727,7 @@ def test_new_groups_have_the_documented_levels():
 
 
 def test_new_groups_are_invariant_under_the_8_symmetries():
-    from tests.priors.positions import OPENING
+    from tests.positions import OPENING
     base = Board.from_ascii(OPENING)
     legacy = len(features.LEGACY_GROUPS)
     reference = None

@@ -13,7 +13,7 @@ from priors.leaf_priors import (LEAF_PRIORS, BetaPrior, HierGaussPrior, UniformP
                                 make_leaf_prior)
 from priors.modelfile import ModelError
 from tests.boards import board_from_ascii, vertex
-from tests.engine.test_tactics import BREAKER, LADDER, NET
+from tests.positions import BREAKER, LADDER, NET
 
 LOCAL = TacticsParams(move_gen="local", max_nodes=20_000)
 

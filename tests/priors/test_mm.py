@@ -13,7 +13,8 @@ from priors.mm import _kernels
 from priors.mm.model import MMHyperparameters, MMPrior, fit_gammas, score
 from priors.modelfile import ModelError, save_model
 from priors.patterns import PatternSet
-from tests.priors.positions import POSITION, hand_positions, opening_board
+from tests.positions import STONE_IN_ATARI
+from tests.priors.positions import hand_positions, opening_board
 
 
 def synthetic(true_log_gammas, n_competitions, rng, sizes=(5, 40)):
@@ -95,14 +96,14 @@ def test_bad_inputs_are_clear_errors():
 
 @pytest.fixture(scope="module")
 def fitted():
-    board = Board.from_ascii(POSITION)
+    board = Board.from_ascii(STONE_IN_ATARI)
     keys = features.pattern_keys_at(board, board.point(4, 3), BLACK)
     patterns = PatternSet(keys[:3], np.arange(2, 5), counts=[9, 7, 5])
     return MMPrior(MMHyperparameters(n_iterations=20)).fit(hand_positions() * 3, patterns=patterns)
 
 
 def test_fit_learns_the_expert_moves(fitted):
-    board = Board.from_ascii(POSITION)
+    board = Board.from_ascii(STONE_IN_ATARI)
     p = fitted.evaluate(board, BLACK)
     assert int(np.argmax(p)) == 4 * 7 + 3              # the capture that was always played
     assert fitted.history_ and fitted.history_[-1] > fitted.history_[0]

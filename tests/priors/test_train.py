@@ -1,71 +1,12 @@
 """Training and evaluation commands end to end on a tiny 9x9 archive, and config validation."""
-import io
 import json
-import random
-import tarfile
 
 import pytest
 
 from priors import evaluate, features, train
 from priors.fbt import FBTHyperparameters, FBTPrior
 from priors.mm import MMPrior
-
-LETTERS = "abcdefghi"
-
-
-def random_game(seed, n_moves=40):
-    """A legal 9x9 game record: random moves replayed on a Board so that none is illegal."""
-    from engine.board import BLACK, Board
-    rng = random.Random(seed)
-    board = Board(9)
-    nodes = []
-    color = BLACK
-    for _ in range(n_moves):
-        legal = [i for i, ok in enumerate(board.legal_points(color)) if ok]
-        if not legal:
-            break
-        i = rng.choice(legal)
-        board.play(board.point(i // 9, i % 9), color)
-        nodes.append(f";{'BW'[color - 1]}[{LETTERS[i % 9]}{LETTERS[8 - i // 9]}]")
-        color = 3 - color
-    return ("(;GM[1]SZ[9]KM[7]" + "".join(nodes) + ")").encode()
-
-
-@pytest.fixture(scope="module")
-def data_dir(tmp_path_factory):
-    path = tmp_path_factory.mktemp("data")
-    with tarfile.open(path / "tiny.tar.xz", "w:xz") as tar:
-        for k in range(30):
-            data = random_game(k)
-            info = tarfile.TarInfo(f"g{k}.sgf")
-            info.size = len(data)
-            tar.addfile(info, io.BytesIO(data))
-    return path
-
-
-def write_config(tmp_path, data_dir, model="mm", **extra):
-    text = f"""
-model: {model}
-data:
-  data_dir: {data_dir}
-  archives: [tiny.tar.xz]
-  fractions: [0.6, 0.2, 0.2]
-  max_games: 30
-  sample: 0.5
-  size: 9
-patterns:
-  min_count: 2
-mm:
-  n_iterations: 5
-validation:
-  max_games: 10
-  sample: 1.0
-output: {tmp_path / 'mm.npz'}
-"""
-    path = tmp_path / "train.yaml"
-    path.write_text(text + "".join(f"{k}: {v}\n" for k, v in extra.items()))
-    return path
-
+from tests.priors.tiny_archive import data_dir, write_config  # noqa: F401 (data_dir is a fixture)
 
 def test_train_then_evaluate(tmp_path, data_dir, capsys):
     config = write_config(tmp_path, data_dir)
