@@ -11,7 +11,8 @@ Owns the Go logic. Knows nothing of learned models (it receives a prior as an ob
 - `tree`         the node store: a preallocated C array, children contiguous, compaction for reuse
 - `search`       UCT with RAVE: selection, expansion, backup, threads, tree reuse
 - `game`         the game record: moves, undo, handicap, positional superko, SGF
-- `tactics`      capture reading: Bayesian proof search and proof-number search on one node store
+- `tactics/`     capture reading, a package (its `__init__` lists its modules): Bayesian proof search and
+                 proof-number search on one node store, the capture goal, GnuGo's reading results
 - `tactics_priors` learned leaf priors of the tactical search (Beta, hierarchical Gaussian)
 - `timecontrol`  how long to think under absolute, byo-yomi and Canadian time
 - `scoring`      dead stones and final score from playout ownership
