@@ -9,8 +9,8 @@
 from libc.stdint cimport int32_t
 
 from engine cimport board
-from engine.board cimport EMPTY, BoardState, color_t, point_t
-from engine.tactics.types cimport CaptureGoal, Komaster
+from engine.board cimport EDGE, EMPTY, BoardState, color_t, point_t
+from engine.tactics.types cimport V_FALSE, V_TRUE, V_UNKNOWN, CaptureGoal, Komaster
 
 cdef enum:                   # playable's answer, bits
     PLAYABLE = 1             # the move may be searched
@@ -49,15 +49,46 @@ cdef inline bint is_retakable_capture(const BoardState* b, point_t gid, point_t 
     return b.groups[gid].n_libs == 1 and goal_ko_capture(b, gid, m, c) and board.libs_after(b, m, c, 2) == 1
 
 
+cdef inline int child_value(CaptureGoal* g, const BoardState* b, point_t m, color_t mover) noexcept nogil:
+    """V_* of the position after the legal move m, from b without playing it unless a capture forces an
+    exact count. Called on an UNKNOWN node, so the goal block stands with fewer than libs_false liberties."""
+    cdef point_t gid = b.group[g.goal], q
+    cdef int k, n
+    cdef bint adjacent = False, captures = False
+    cdef int d[4]
+    board.nbrs4(b.stride, d)
+    for k in range(4):
+        q = m + d[k]
+        if b.color[q] != EMPTY and b.color[q] != EDGE:
+            if b.group[q] == gid:
+                adjacent = True
+            elif b.color[q] != mover and b.groups[b.group[q]].n_libs == 1:
+                captures = True
+    if mover == g.attacker:
+        # An attacker move only removes goal liberties (captured defender stones never touch the
+        # goal block, or they would belong to it): TRUE if it fills the last one, else still UNKNOWN.
+        # A capture by a ko capture is no capture when the defender may retake at once (GnuGo's KO_A).
+        if adjacent and b.groups[gid].n_libs == 1:
+            if g.ko_side == 3 - g.attacker and goal_ko_capture(b, gid, m, mover):
+                return V_UNKNOWN
+            return V_TRUE
+        return V_UNKNOWN
+    if adjacent:
+        n = board.libs_after(b, m, mover, g.libs_false)
+        return V_FALSE if n >= g.libs_false else V_UNKNOWN
+    if not captures:
+        return V_UNKNOWN                # the goal block keeps its liberties
+    board.copy_state(&g.scratch, b)        # a capture elsewhere may free goal liberties: count exactly
+    board.play(&g.scratch, m, mover)
+    return goal_value(&g.scratch, g)
+
+
 cdef void set_region(CaptureGoal* g, int margin) noexcept nogil
     # GEN_REGION's points: the bounding box of the root's stones plus margin, clipped to the board.
 cdef int goal_value(const BoardState* b, const CaptureGoal* g) noexcept nogil   # V_* of a position
 cdef int generate(CaptureGoal* g, const BoardState* b, color_t mover, point_t* out) noexcept nogil
     # Candidate moves of `mover` at b (legal or not; the caller checks), goal liberties first, the rest
     # in ascending point order, no duplicates. Returns the count.
-cdef int child_value(CaptureGoal* g, const BoardState* b, point_t m, color_t mover) noexcept nogil
-    # V_* of the position after the legal move m, from b without playing it unless a capture forces an
-    # exact count.
 cdef void replay(CaptureGoal* g, const int32_t* path, int depth, Komaster* k) noexcept nogil
     # g.work = the root after the moves path[depth - 1] .. path[0] (a node's moves, read from it up to
     # the root), and k = the komaster of that line.

@@ -3,7 +3,7 @@ from libc.stdint cimport int32_t, uint8_t
 from libc.string cimport memset
 
 from engine cimport board
-from engine.board cimport EDGE, EMPTY, LIBS_EXACT, MAX_POINTS, NO_POINT, BoardState, color_t, point_t
+from engine.board cimport EMPTY, LIBS_EXACT, MAX_POINTS, NO_POINT, BoardState, color_t, point_t
 from engine.tactics.types cimport (GEN_REGION, V_FALSE, V_TRUE, V_UNKNOWN, CaptureGoal, Komaster)
 
 
@@ -254,39 +254,6 @@ cdef bint goal_ko_capture(const BoardState* b, point_t gid, point_t m, color_t c
         if b.color[q] == 3 - c and b.group[q] != gid and b.groups[b.group[q]].n_libs == 1:
             return False                # captures more than the goal stone
     return True
-
-
-cdef int child_value(CaptureGoal* g, const BoardState* b, point_t m, color_t mover) noexcept nogil:
-    # Called on an UNKNOWN node, so the goal block stands with fewer than libs_false liberties.
-    cdef point_t gid = b.group[g.goal], q
-    cdef int lg, k, n
-    cdef bint adjacent = False, captures = False
-    cdef int d[4]
-    board.nbrs4(b.stride, d)
-    for k in range(4):
-        q = m + d[k]
-        if b.color[q] != EMPTY and b.color[q] != EDGE:
-            if b.group[q] == gid:
-                adjacent = True
-            elif b.color[q] != mover and b.groups[b.group[q]].n_libs == 1:
-                captures = True
-    if mover == g.attacker:
-        # An attacker move only removes goal liberties (captured defender stones never touch the
-        # goal block, or they would belong to it): TRUE if it fills the last one, else still UNKNOWN.
-        # A capture by a ko capture is no capture when the defender may retake at once (GnuGo's KO_A).
-        if adjacent and b.groups[gid].n_libs == 1:
-            if g.ko_side == 3 - g.attacker and goal_ko_capture(b, gid, m, mover):
-                return V_UNKNOWN
-            return V_TRUE
-        return V_UNKNOWN
-    if adjacent:
-        n = board.libs_after(b, m, mover, g.libs_false)
-        return V_FALSE if n >= g.libs_false else V_UNKNOWN
-    if not captures:
-        return V_UNKNOWN                # the goal block keeps its liberties
-    board.copy_state(&g.scratch, b)        # a capture elsewhere may free goal liberties: count exactly
-    board.play(&g.scratch, m, mover)
-    return goal_value(&g.scratch, g)
 
 
 cdef void replay(CaptureGoal* g, const int32_t* path, int depth, Komaster* k) noexcept nogil:

@@ -27,7 +27,6 @@ from libc.stdlib cimport free, malloc
 from libc.string cimport memcpy, memset
 from posix.time cimport CLOCK_MONOTONIC, clock_gettime, timespec
 
-from engine cimport board
 from engine.board cimport BLACK, EMPTY, MAX_SIZE, NO_POINT, PASS, WHITE, Board, BoardState, color_t, point_t
 from engine.tactics.andortree cimport AndOrTree, tree_children
 from engine.tactics.goal cimport (KO_RETAKE, PLAYABLE, child_value, generate, goal_value, is_retakable_capture,
