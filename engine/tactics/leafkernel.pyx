@@ -1,7 +1,7 @@
 # engine/tactics/leafkernel.pyx: the leaf-prior kernel, a learned model's table searched without the GIL
 # (contract in leafkernel.pxd).
 #
-# The Python models (engine/tactics_priors.py) export their pattern tables once per query; the
+# The learned leaf priors (Python models) export their pattern tables once per query; the
 # search then prices every new leaf in C. The arithmetic below repeats the models' Python
 # expressions operation for operation, and is compiled without fused multiply-adds, so that both
 # paths give the same doubles (libm serves Python's math module as well).

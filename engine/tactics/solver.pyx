@@ -11,7 +11,7 @@
 # solved-ness, the belief only ranks. PP keeps beliefs as log-odds (logodds.pyx), +inf for a proved node
 # and -inf for a disproved one; an unsolved node always has a finite L.
 #
-# Leaf priors: a learned model (engine/tactics_priors.py) hands the solver its pattern table once per
+# Leaf priors: a learned model (a Python object) hands the solver its pattern table once per
 # search as a PriorKernel (leafkernel.pyx); Develop prices each new leaf from its move's pattern stack
 # (patterns.pyx) without the GIL and to the bit as the model's Python code does.
 #
@@ -125,7 +125,7 @@ cdef class Solver:
     `run` until the root is solved or the budget of developed nodes is spent. `prior` is None (a
     uniform leaf prior `prior_p`) or an object with `logodds(keys, role) -> float64 array`, given the
     (n, 8) uint64 pattern stacks of the new UNKNOWN children of one node. A prior that also has
-    `kernel() -> PriorKernel` (the models of engine.tactics_priors) is priced in C without the GIL: its
+    `kernel() -> PriorKernel` (the learned leaf priors) is priced in C without the GIL: its
     table is fetched once per `run` (the model caches it until it learns). Otherwise, or with
     kernel=False, `logodds` is called under the GIL once per developed node. `keep_keys` stores every
     node's stack so that `observations` can feed a learner after the search (a prior alone prices the
