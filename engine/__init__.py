@@ -11,8 +11,9 @@ Owns the Go logic. Knows nothing of learned models (it receives a prior as an ob
 - `tree`         the node store: a preallocated C array, children contiguous, compaction for reuse
 - `search`       UCT with RAVE: selection, expansion, backup, threads, tree reuse
 - `game`         the game record: moves, undo, handicap, positional superko, SGF
-- `tactics`      capture reading: Bayesian proof search and proof-number search on one node store
-- `tactics_priors` learned leaf priors of the tactical search (Beta, hierarchical Gaussian)
+- `tactics/`     capture reading, a package (its `__init__` lists its modules): Bayesian proof search and
+                 proof-number search on one node store, the capture goal, GnuGo's reading results; the
+                 learned leaf priors it can use live in `priors.leaf_priors`
 - `timecontrol`  how long to think under absolute, byo-yomi and Canadian time
 - `scoring`      dead stones and final score from playout ownership
 - `ponder`       searching on the opponent's time and in sliced runs for analysis output

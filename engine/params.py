@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 
 TACTICS_METHODS = ("pp", "pns")          # engine.tactics: Bayesian proof search, proof-number search
 TACTICS_GENERATORS = ("region", "local")  # engine.tactics' move generators
-TACTICS_MAX_PLIES = 1024                   # engine/tactics.pxd MAX_PLIES: the replay path buffer
+TACTICS_MAX_PLIES = 1024                   # engine/tactics/types.pxd MAX_PLIES: the replay path buffer
 
 
 @dataclass(frozen=True)

@@ -1,27 +1,14 @@
-# engine/tactics.pxd: the tactical solver's Cython contract (bodies in tactics.pyx).
+# engine/tactics/types.pxd: the C types every module of the tactical solver shares (no bodies).
 #
-# An AND/OR proof tree over one node store, searched best-first by either Bayesian proof search
-# ("probability propagation", PP: Stern, Herbrich & Graepel 2007, Alg. 1-4) or proof-number search
-# (PNS, Allis 1994). OR nodes have the attacker to move, AND nodes the defender. Both searchers share
-# the store, the move generator, Develop and the tie-break (the lowest child index wins), and differ
-# only in selection and backup, so their node counts compare like for like.
-#
-# Values are three-valued (V_FALSE, V_TRUE, V_UNKNOWN) and kept apart from the belief: `value`
-# decides solved-ness, the belief only ranks. PP keeps beliefs as log-odds L = ln(p / (1 - p)),
-# +inf for a proved node and -inf for a disproved one; an unsolved node always has a finite L.
-#
-# The Go goal is capture: TRUE once the goal vertex is empty, FALSE once the goal block has at least
-# `libs_false` liberties, UNKNOWN otherwise. Ko: simple ko binds both sides, except that `ko_side` may
-# retake a ko at once (GnuGo's conditional ko capture); three such binary searches give GnuGo's
-# four-valued results (WIN, KO_A, KO_B, LOSE), see `solve_ko` in tactics.pyx. Positions are not stored in nodes: Develop replays the
-# moves from the root on a scratch board (one memcpy plus one play per ply).
-#
-# Leaf priors: a learned model (engine/tactics_priors.py) hands the solver its pattern table once per
-# search as a PriorKernel (a LeafTable in C); Develop prices each new leaf from its move's pattern stack
-# with `leaf_logodds`, without the GIL and to the bit as the model's Python code does.
-from libc.stdint cimport int8_t, int32_t, int64_t, uint8_t, uint64_t
+# An AND/OR proof tree over one node store (`Store` of `ProofNode`s). OR nodes have the attacker to move,
+# AND nodes the defender. Values are three-valued (V_FALSE, V_TRUE, V_UNKNOWN) and kept apart from the
+# belief: `value` decides solved-ness, the belief only ranks (see solver.pyx).
+from libc.stdint cimport int8_t, int32_t, int64_t, uint8_t, uint32_t, uint64_t
 
 from engine.board cimport MAX_POINTS, BoardState, color_t, point_t
+
+cdef extern from *:
+    void prefetch "__builtin_prefetch"(const void* p) noexcept nogil   # start a cache line's load
 
 cdef enum:                   # node values (three-valued logic, paper section 2.1)
     V_FALSE = 0
@@ -41,8 +28,8 @@ cdef enum:                   # move generators of the capture goal
     GEN_LOCAL = 1            # goal liberties, second-order liberties, liberties of weak attacker blocks
 
 cdef enum:                   # what Develop expands
-    DOMAIN_CAPTURE = 0       # a Go position and a capture goal
-    DOMAIN_TREE = 1          # an explicit AND/OR tree given as arrays (tests, synthetic benchmarks)
+    DOMAIN_CAPTURE = 0       # a Go position and a capture goal (goal.pyx)
+    DOMAIN_TREE = 1          # an explicit AND/OR tree given as arrays (explicit.pyx: tests, synthetic benchmarks)
 
 cdef enum:                   # pattern vertex states: roles, not colours (paper section 4.1)
     S_EMPTY = 0
@@ -71,7 +58,14 @@ cdef struct ProofNode:       # 48 bytes
     double b                 # PNS: disproof number (unused by PP)
     double t                 # PP: cached share of the parent's sum, softplus(-L) (OR node) or softplus(L) (AND node)
 
-cdef enum:                   # leaf-prior kernels (PriorKernel): a learned model's table, searched in C
+cdef struct Store:
+    ProofNode* nodes         # realloc'd as the tree grows
+    uint64_t* keys           # N_SIZES pattern keys per node (its move's stack), NULL unless kept
+    int32_t n                # nodes in use
+    int32_t capacity         # nodes allocated
+    bint keep_keys
+
+cdef enum:                   # leaf-prior kernels (leafkernel.PriorKernel): a learned model's table, searched in C
     KERNEL_CONST = 0         # one log-odds for every leaf (UniformPrior)
     KERNEL_BETA = 1          # the largest pattern of the stack found in the table decides (BetaPrior)
     KERNEL_HIER = 2          # exact belief propagation along the stack (HierGaussPrior)
@@ -96,12 +90,29 @@ cdef struct LeafTable:       # an open-addressing hash table of pattern keys (li
     double scale             # the search's log-odds: scale * clip(x) + shift (BETA, HIER)
     double shift
 
-cdef struct Store:
-    ProofNode* nodes         # realloc'd as the tree grows
-    uint64_t* keys           # N_SIZES pattern keys per node (its move's stack), NULL unless kept
-    int32_t n                # nodes in use
-    int32_t capacity         # nodes allocated
-    bint keep_keys
+# A solver's memo of pattern stacks by the states of the 37 template points, as seen unrotated (a 64-bit
+# Zobrist hash of them and the role): the same local shape recurs at many nodes of one search, and its
+# 8 oriented hashes per size then need not be recomputed.
+cdef struct PatternMemo:
+    uint64_t key
+    uint64_t stack[N_SIZES]
+    bint used
+
+# A solver's memo of leaf log-odds by the largest pattern of the stack (which fixes the smaller ones, as
+# the Python models' caches assume): most of a node's children keep the patterns they had when its
+# ancestors were developed, so the kernel's 8 table probes and its Gaussian arithmetic run far less often.
+cdef struct LeafMemo:
+    uint64_t key
+    double value
+    double offset                # the leaf offset (branching log-odds) `share` was taken with
+    double share                 # share(value + offset, kind): the leaf's term in its parent's sum
+    uint32_t epoch               # valid when equal to the solver's memo_epoch (0: never)
+    uint8_t kind                 # the node kind `share` was taken for
+
+cdef enum:
+    PATTERN_MEMO_BITS = 15       # the most entries (2^bits) of a solver's pattern memo
+    MEMO_BITS = 16               # the most entries (2^bits) of a solver's leaf memo
+    MEMO_START_BITS = 10         # both memos start this small (a short search pays little for them)
 
 cdef struct CaptureGoal:
     BoardState root          # the problem position (the first mover's turn, ko point cleared if it was the other's)
@@ -118,28 +129,17 @@ cdef struct CaptureGoal:
     int defender_reach       # GEN_LOCAL: 2 adds every empty point within distance 2 of the goal block for the defender
     bint defender_pass       # the defender may pass (its last child at every AND node)
     color_t ko_side          # the colour that may retake a ko at once (a conditional ko capture, as if after a
-                             # ko threat that was answered), EMPTY for neither: see develop_capture's komaster rules
+                             # ko threat that was answered), EMPTY for neither: see goal.pyx's komaster rules
     int n_region
     point_t region[MAX_POINTS]   # GEN_REGION: the region's points in ascending order
 
-# --- log-odds arithmetic (paper eqs. 1 and 2, in stable form) ---
-cdef double softplus(double x) noexcept nogil           # ln(1 + e^x)
-cdef double log1mexp(double x) noexcept nogil           # ln(1 - e^x) for x <= 0
-cdef double combine_and(const double* L, int n, int stride) noexcept nogil   # L of an AND of n independent children
-cdef double combine_or(const double* L, int n, int stride) noexcept nogil    # L of an OR: -AND(-L)
+cdef struct Komaster:        # who made a conditional ko capture on the line being developed (goal.replay)
+    color_t color            # EMPTY: nobody
+    point_t point            # where its last one captured a stone (the opponent's retake point)
 
-# --- the capture goal ---
-cdef int goal_value(const BoardState* b, const CaptureGoal* g) noexcept nogil   # V_* of a position
-cdef int generate(CaptureGoal* g, const BoardState* b, color_t mover, point_t* out) noexcept nogil
-    # Candidate moves of `mover` at b (legal or not; the caller checks), goal liberties first, the rest
-    # in ascending point order, no duplicates. Returns the count.
-cdef int child_value(CaptureGoal* g, const BoardState* b, point_t m, color_t mover) noexcept nogil
-    # V_* of the position after the legal move m, from b without playing it unless a capture forces an
-    # exact count.
-cdef double leaf_logodds(const LeafTable* t, const uint64_t* stack) noexcept nogil
-    # The prior log-odds of a leaf whose move has this stack of N_SIZES pattern keys: the same double,
-    # to the bit, as the Python model's logodds.
-cdef void pattern_stack(const BoardState* b, point_t m, point_t goal_group, point_t goal, color_t attacker,
-                        int role, bint mark_block, uint64_t* out) noexcept nogil
-    # The 8 nested pattern keys around the empty point m (role 0: attacker moves, 1: defender moves),
-    # each the minimum over the 8 board symmetries of a Zobrist hash of the template's vertex states.
+cdef struct TreeArrays:      # an explicit AND/OR tree (andortree.pyx): node i's children and values
+    const int32_t* first     # its children are first[i] .. first[i] + count[i] - 1
+    const int32_t* count
+    const int8_t* value      # V_* (UNKNOWN: developed into its children)
+    const double* prior      # its leaf log-odds for PP
+    int32_t size
