@@ -157,7 +157,8 @@ def table(results: list[dict[str, Any]]) -> str:
     return "\n".join(lines)
 
 
-def plot(results: list[dict[str, Any]], stem: Path) -> list[str]:
+def plot(results: list[dict[str, Any]], folder: Path) -> list[str]:
+    """topk.png (accuracy against k) and phase.png (top-1 by game phase) in `folder`."""
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
@@ -172,7 +173,7 @@ def plot(results: list[dict[str, Any]], stem: Path) -> list[str]:
     ax.grid(alpha=0.3)
     ax.legend()
     fig.tight_layout()
-    files.append(str(stem) + "-topk.png")
+    files.append(str(folder / "topk.png"))
     fig.savefig(files[-1], dpi=120)
     plt.close(fig)
     fig, ax = plt.subplots(figsize=(6, 4))
@@ -187,7 +188,7 @@ def plot(results: list[dict[str, Any]], stem: Path) -> list[str]:
     ax.set_title("Top-1 accuracy by game phase")
     ax.legend(loc="lower right", framealpha=0.9)
     fig.tight_layout()
-    files.append(str(stem) + "-phase.png")
+    files.append(str(folder / "phase.png"))
     fig.savefig(files[-1], dpi=120)
     plt.close(fig)
     return files
@@ -249,7 +250,7 @@ def main(argv: list[str] | None = None) -> int:
     print(table(results))
     folder = results_folder(args.out, args.name or "-".join(r["label"] for r in results))
     (folder / "predict.json").write_text(json.dumps(report, indent=1))
-    files = plot(results, folder / "predict")
+    files = plot(results, folder)
     print(f"wrote {folder / 'predict.json'}, " + ", ".join(files))
     return 0
 

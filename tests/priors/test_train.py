@@ -24,8 +24,8 @@ def test_train_then_evaluate(tmp_path, data_dir, capsys):
     assert scores[0]["positions"] == scores[1]["positions"] > 0
     assert scores[1]["top1"] == 0.0                    # uniform: every move ties, ties count against it
     assert all(a <= b for a, b in zip(scores[0]["top_k"], scores[0]["top_k"][1:]))
-    assert (out / "predict" / "tiny" / "predict-topk.png").is_file()
-    assert (out / "predict" / "tiny" / "predict-phase.png").is_file()
+    assert (out / "predict" / "tiny" / "topk.png").is_file()
+    assert (out / "predict" / "tiny" / "phase.png").is_file()
     assert prior.info_["config"]["mm"]["n_iterations"] == 3 and "hyper" not in prior.info_["config"]
     assert "pessimistically" in capsys.readouterr().out
 
