@@ -10,6 +10,10 @@ the board as it stands, dead stones included. How many such lines there are foll
 the seed and the search size, so a judgement taken from the search changed with them (issue 24:
 W+17 instead of W+4). Playouts do not pass while a move remains, so dead stones are captured in
 them; half of them start with each colour to move, so the side to move does not tip a group.
+Known limitation: a local fight the playout policy cannot read (a capturing race it wins half the
+time for either side) comes out near 0 and its stones count as alive, where the tree would have
+read it (issue 24; `python -m bench.scorecheck` lists the finished match games where we and GnuGo
+disagree).
 
 - A group is **dead** when the mean ownership over its stones is at least `DEAD_THRESHOLD` (0.5)
   for the opponent: the playouts capture it in most games (3 out of 4 or more).
