@@ -12,6 +12,10 @@ the engines' commands). The run folder (default bench/results/match/<name>/) get
     <variant>-<n>.sgf     every game, with the true result and the time of each move
     <variant>.dat         gogui-twogtp results table, from the player's (-black) point of view
     summary.txt/.json     the table printed at the end; winrate.png, the plot
+    run.lock              while the run lasts: its flock, and the process holding it
+
+One run at a time per folder: a second run on a folder in use exits at once (status 2) naming the
+process that holds it. The lock is the kernel's (flock), so a crashed or killed run leaves none.
 
 Running the same config with the same folder again (the same --out, or none for the default
 folder) resumes: games already in games.jsonl are not replayed, and a config with more
@@ -22,6 +26,8 @@ from __future__ import annotations
 
 import argparse
 import concurrent.futures as cf
+import contextlib
+import fcntl
 import faulthandler
 import json
 import multiprocessing
@@ -33,6 +39,7 @@ import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Iterator
 
 from tqdm import tqdm
 
@@ -45,6 +52,7 @@ from bench.sgfout import game_sgf
 
 # Keys whose change makes earlier games of a run folder incomparable with new ones.
 RESUME_KEYS = ("board_size", "komi", "handicap", "alternate", "move_limit", "seed", "fault_result")
+LOCK_NAME = "run.lock"
 
 
 class RunError(Exception):
@@ -97,6 +105,41 @@ def settings(cfg: MatchConfig) -> dict:
         "referee": [cfg.referee.command, list(cfg.referee.setup)] if cfg.referee else None,
         "variants": {v.name: [v.player.command, list(v.player.setup)] for v in cfg.variants},
     }
+
+
+@contextlib.contextmanager
+def locked(run_dir: Path) -> Iterator[None]:
+    """Hold an exclusive flock on run_dir/run.lock for the block, or raise RunError naming the
+    process that holds it. The kernel drops the lock when its process ends, however it ends; the
+    file (which says who holds it) is removed on the way out, still locked."""
+    run_dir.mkdir(parents=True, exist_ok=True)
+    path = run_dir / LOCK_NAME
+    while True:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            holder = os.read(fd, 200).decode(errors="replace").strip() or "a process not yet known"
+            os.close(fd)
+            raise RunError(f"{run_dir} is in use by another run ({holder}); wait for it to end "
+                           f"or use another --out") from None
+        if _is_same_file(fd, path):
+            break
+        os.close(fd)            # the holder removed the file while we opened it: lock the new one
+    try:
+        os.ftruncate(fd, 0)
+        os.write(fd, f"process {os.getpid()} on {socket.gethostname()}\n".encode())
+        yield
+    finally:
+        path.unlink(missing_ok=True)
+        os.close(fd)
+
+
+def _is_same_file(fd: int, path: Path) -> bool:
+    try:
+        return os.path.samestat(os.fstat(fd), os.stat(path))
+    except FileNotFoundError:
+        return False
 
 
 def check_resume(old: dict, new: dict, run_dir: Path) -> None:
@@ -351,27 +394,28 @@ def play(run: Run, executor: cf.Executor, progress: bool = True) -> int:
 def run_match(cfg: MatchConfig, run_dir: Path, executor: cf.Executor | None = None, jobs: int | None = None,
               scheduler: str | None = None, progress: bool = True, argv: list[str] | None = None,
               ) -> tuple[Run, int]:
-    """Prepare the run folder, play what is missing and write the reports."""
-    run = Run(cfg, run_dir)
-    run.prepare(argv if argv is not None else sys.argv)
-    client = None
-    own = executor is None
-    if own:
-        executor, client = make_executor(jobs or cfg.jobs, scheduler)
-    try:
-        failed = play(run, executor, progress)
-    except BaseException:
-        if isinstance(executor, cf.ProcessPoolExecutor) and own:
-            _terminate_workers(executor)
-        raise
-    finally:
-        if isinstance(executor, cf.ProcessPoolExecutor) and own:
-            executor.shutdown(wait=False, cancel_futures=True)
-        elif own:
-            executor.shutdown(wait=False)
-        if client is not None:
-            client.close()
-        run.write_reports()
+    """Lock the run folder, prepare it, play what is missing and write the reports."""
+    with locked(run_dir):
+        run = Run(cfg, run_dir)
+        run.prepare(argv if argv is not None else sys.argv)
+        client = None
+        own = executor is None
+        if own:
+            executor, client = make_executor(jobs or cfg.jobs, scheduler)
+        try:
+            failed = play(run, executor, progress)
+        except BaseException:
+            if isinstance(executor, cf.ProcessPoolExecutor) and own:
+                _terminate_workers(executor)
+            raise
+        finally:
+            if isinstance(executor, cf.ProcessPoolExecutor) and own:
+                executor.shutdown(wait=False, cancel_futures=True)
+            elif own:
+                executor.shutdown(wait=False)
+            if client is not None:
+                client.close()
+            run.write_reports()
     return run, failed
 
 

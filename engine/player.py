@@ -6,8 +6,9 @@ the opponent has just passed and the area score, dead stones removed, already wi
 (`pass_when_won`); it resigns when the win rate is hopeless (`resign_threshold`, after
 `resign_min_visits` visits of the best move). `genmove_cleanup` (kgs-genmove_cleanup) never passes
 while the ownership says dead opponent stones are still on the board: it plays on their liberties.
-`final_score` and `final_status_list` run a search of moderate size for the ownership and hand it to
-`engine.scoring`.
+`final_score`, `final_status_list` and the pass and cleanup decisions judge dead stones by
+`engine.scoring.playout_ownership` (playouts alone, a fixed number: never the tree search, whose
+ownership follows the prior and the search size in a decided position).
 
 Client hooks (engine.ponder): with `search.ponder` the player thinks on the opponent's time after
 each genmove until `stop_pondering()`, which every method here calls first; `analyze` searches the
@@ -31,8 +32,8 @@ from engine.ponder import Ponderer, Reporter, run_sliced
 from engine.search import Search
 from engine.timecontrol import TimeControl
 
-SHORT_PLAYOUTS = 500       # the quick look at ownership before passing, or in cleanup (time permitting)
-FINAL_PLAYOUTS = (1000, 5000)   # bounds of the scoring search's size (params.search.playouts clipped)
+SHORT_PLAYOUTS = 500       # playouts of the quick look at ownership before passing, or in cleanup
+FINAL_PLAYOUTS = 2000      # playouts behind final_score and final_status_list (whatever search.playouts)
 UNTIMED_SECONDS = 10.0     # thinking time when playouts = 0 ("clock only") and there is no clock
 MIN_SECONDS = 0.01         # a search always gets this much, even with no time left
 
@@ -82,7 +83,8 @@ class Player:
         self._begin()
         board = self.game.board.copy()
         board.to_play = color
-        self.search.set_root(_play_on(board) if self.game.is_over() else board, self.game.history_hashes())
+        self.search.set_root(scoring.play_on(board) if self.game.is_over() else board,
+                             self.game.history_hashes())
         interval = report.interval if report is not None else UNTIMED_SECONDS
         return run_sliced(self.search, playouts, seconds, interval, report.report if report else None,
                           self._interrupted.is_set)
@@ -134,7 +136,7 @@ class Player:
         moves = self.game.moves
         opponent_passed = bool(moves) and moves[-1] == (3 - color, PASS)
         if cleanup or (sp.pass_when_won and opponent_passed):
-            own = self._ownership(board, history, SHORT_PLAYOUTS, seconds / 2 if seconds else 0.0)
+            own = self._ownership(board, SHORT_PLAYOUTS)
             dead = self._dead_opponent_groups(board, color, own)
             if sp.pass_when_won and opponent_passed and not (cleanup and dead):
                 score = scoring.final_score(board, own)
@@ -143,7 +145,7 @@ class Player:
             if seconds:
                 seconds = max(MIN_SECONDS, seconds - (self._clock() - start))
         # After two passes the search would only score the root: search the play-on position.
-        self.search.set_root(_play_on(board) if self.game.is_over() else board, history)
+        self.search.set_root(scoring.play_on(board) if self.game.is_over() else board, history)
         self._run(playouts, seconds, report)
         if not cleanup and self._should_resign():
             return RESIGN
@@ -159,12 +161,8 @@ class Player:
             return playouts, (0.0 if playouts else UNTIMED_SECONDS)
         return playouts, max(MIN_SECONDS, budget)
 
-    def _ownership(self, board: Board, history: list[int], playouts: int, seconds: float) -> np.ndarray:
-        """Ownership from a search of the play-on position: with the pass count cleared, a pass
-        does not end the simulations early, so dead stones really get captured in them."""
-        self.search.set_root(_play_on(board), history)
-        self._run(playouts, seconds)
-        return np.array(self.search.ownership(), dtype=np.float32)
+    def _ownership(self, board: Board, playouts: int) -> np.ndarray:
+        return scoring.playout_ownership(board, self.params.playout, playouts, self.params.search.seed)
 
     def _run(self, playouts: int, seconds: float, report: Optional[Reporter] = None) -> int:
         """Search.run, in slices when reporting; nothing once interrupted."""
@@ -242,24 +240,12 @@ class Player:
 
     def _final_ownership(self) -> np.ndarray:
         board = self.game.board
-        key = (board.size, board.hash, board.to_play, len(self.game.moves), self.game.komi)
+        key = (board.size, board.hash, len(self.game.moves), self.game.komi)
         if self._scoring_cache is not None and self._scoring_cache[0] == key:
             return self._scoring_cache[1]
-        low, high = FINAL_PLAYOUTS
-        n = min(high, max(low, self.params.search.playouts))
-        own = self._ownership(board, self.game.history_hashes(), n, 0.0)
+        own = self._ownership(board, FINAL_PLAYOUTS)
         self._scoring_cache = (key, own)
         return own
-
-
-def _play_on(board: Board) -> Board:
-    """The same stones, komi and side to move, with no passes (nor ko ban) behind them."""
-    fresh = Board(board.size, board.komi)
-    black = [p for p in board.points() if board.color_at(p) == BLACK]
-    white = [p for p in board.points() if board.color_at(p) == WHITE]
-    fresh.setup(black=black, white=white)
-    fresh.to_play = board.to_play
-    return fresh
 
 
 def _check_color(color: int) -> None:

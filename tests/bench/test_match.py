@@ -13,7 +13,7 @@ import pytest
 from sgfmill import sgf
 
 from bench.game import GameTask, play_game
-from bench.match import main, run_match
+from bench.match import LOCK_NAME, RunError, locked, main, run_match
 from bench.matchconfig import EngineSpec, load_config
 from bench.report import read_dat
 from tests.polling import wait_until
@@ -311,6 +311,27 @@ def test_a_sigterm_to_the_harness_alone_stops_its_workers_and_engines(tmp_path):
     err = stopped(proc)                        # it takes about 3 s; an engine timeout is 60
     assert "run the same command again to resume" in err and "Traceback" not in err
     wait_exited(group + [int(p) for p in pids.read_text().split()])
+
+
+def test_a_second_run_on_a_folder_in_use_is_refused_and_a_killed_run_leaves_no_lock(tmp_path):
+    first, _ = start_hanging_match(tmp_path)
+    out = tmp_path / "run"
+    meta = (out / "run.json").read_text()
+    second = subprocess.run([sys.executable, "-m", "bench.match", str(tmp_path / "m.yaml"), "--out", str(out),
+                             "--no-progress"], cwd=Path(__file__).resolve().parents[2],
+                            capture_output=True, text=True, timeout=60)
+    assert second.returncode == 2
+    assert f"{out} is in use by another run (process {first.pid} on " in second.stderr
+    assert "Traceback" not in second.stderr
+    assert (out / "run.json").read_text() == meta            # the second run wrote nothing
+    os.killpg(first.pid, signal.SIGKILL)                      # a crash: no clean-up runs
+    first.communicate(timeout=30)
+    assert (out / LOCK_NAME).exists()
+    with locked(out):                                         # ... yet the folder is free
+        with pytest.raises(RunError, match="in use by another run"):
+            with locked(out):
+                pass
+    assert not (out / LOCK_NAME).exists()
 
 
 def test_resuming_with_a_different_board_is_refused(tmp_path, capsys):

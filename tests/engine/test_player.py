@@ -1,6 +1,7 @@
 """The player with the real search on small boards and few playouts."""
 import random
 
+import numpy as np
 import pytest
 
 from engine.board import BLACK, EMPTY, PASS, RESIGN, WHITE, Board
@@ -145,6 +146,30 @@ def test_final_score_and_status_with_the_real_search():
     assert player.final_status_list("seki") == []
     with pytest.raises(ValueError):
         player.final_status_list("unknown")
+
+
+class PassPrior:
+    """Almost all the mass on pass: the search's simulations end in two passes inside the tree."""
+
+    def evaluate(self, board: Board, color: int) -> np.ndarray:
+        n = board.size * board.size
+        p = np.full(n + 1, 0.01 / n, dtype=np.float32)
+        p[n] = 0.99
+        return p
+
+
+@pytest.mark.parametrize("playouts,seed,prior",
+                         [(50, 1, None), (5000, 3, PassPrior()), (10000, 5, PassPrior())])
+def test_scoring_does_not_follow_the_search(playouts, seed, prior):
+    # Issue 24: ownership taken from the search counted its two-pass lines with the dead stones
+    # standing, so the prior, the seed and the search size changed the score (W+17 for W+4).
+    player = Player(EngineParams(search=SearchParams(playouts=playouts, seed=seed)), prior=prior)
+    player.game.set_position(Board.from_ascii(FINISHED, komi=0.5, to_play=BLACK))
+    player.game.play(BLACK, PASS)
+    player.game.play(WHITE, PASS)
+    board = player.game.board
+    assert player.final_score() == "B+6.5"
+    assert player.final_status_list("dead") == [[board.point(*DEAD_BLACK)], [board.point(*DEAD_WHITE)]]
 
 
 def test_passes_after_the_opponent_when_won():

@@ -3,7 +3,8 @@ import numpy as np
 import pytest
 
 from engine import scoring
-from engine.board import BLACK, WHITE, Board
+from engine.board import BLACK, PASS, WHITE, Board
+from engine.params import PlayoutParams
 from tests.positions import SEKI
 
 
@@ -32,6 +33,17 @@ DEAD_OWN = """
 + + + + - -.9 -.7
 + + + + - - -
 + + + + - - -
+"""
+
+# A finished game: Black and White alive with eyes, a dead white stone at B5 and a dead black one at F4.
+FINISHED = """
+. X . X O . .
+X X X X O O O
+. O . X O . .
+X X X X O X O
+. X . X O O O
+. X X X O . .
+. X . X O . .
 """
 
 # An ownership map for SEKI (tests/positions.py).
@@ -66,6 +78,41 @@ def test_final_score_removes_dead_stones():
     assert scoring.final_score(board, ownership(DEAD_OWN)) == pytest.approx(28 - 21 - 0.5)
     assert scoring.format_score(scoring.final_score(board, ownership(DEAD_OWN))) == "B+6.5"
     assert board.color_at(points(board, "B5")[0]) == WHITE          # the board itself is untouched
+
+
+@pytest.mark.parametrize("to_play", [BLACK, WHITE])
+def test_playout_ownership_captures_dead_stones(to_play):
+    board = Board.from_ascii(FINISHED, komi=0.5, to_play=to_play)
+    own = scoring.playout_ownership(board, PlayoutParams(), 200, seed=1)
+    assert scoring.dead_stones(board, own) == points(board, "B5", "F4")
+    assert scoring.final_score(board, own) == pytest.approx(28 - 21 - 0.5)
+
+
+def test_playout_ownership_after_two_passes_still_plays_out():
+    # Playouts from the board as it stands would end at once, the dead stones on it.
+    board = Board.from_ascii(FINISHED, komi=0.5)
+    board.play(PASS, BLACK)
+    board.play(PASS, WHITE)
+    own = scoring.playout_ownership(board, PlayoutParams(), 50, seed=1)
+    assert scoring.dead_stones(board, own) == points(board, "B5", "F4")
+
+
+def test_playout_ownership_is_seeded_and_ignores_the_side_to_move():
+    black, white = (Board.from_ascii(DEAD, komi=0.5, to_play=c) for c in (BLACK, WHITE))   # unsettled
+    own = scoring.playout_ownership(black, PlayoutParams(), 40, seed=3)
+    assert own.dtype == np.float32 and own.shape == (7, 7) and np.all(np.abs(own) <= 1)
+    assert np.array_equal(own, scoring.playout_ownership(white, PlayoutParams(), 40, seed=3))
+    assert not np.array_equal(own, scoring.playout_ownership(black, PlayoutParams(), 40, seed=4))
+
+
+def test_play_on_keeps_stones_komi_and_side_to_move_and_forgets_passes():
+    board = Board.from_ascii(FINISHED, komi=0.5)
+    board.play(PASS, BLACK)
+    board.play(PASS, WHITE)
+    fresh = scoring.play_on(board)
+    assert np.array_equal(fresh.stones(), board.stones())
+    assert (fresh.komi, fresh.to_play) == (board.komi, board.to_play)
+    assert fresh.hash == Board.from_ascii(FINISHED, komi=0.5).hash
 
 
 def test_dead_threshold_is_half():

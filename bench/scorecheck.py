@@ -1,0 +1,131 @@
+"""Does our `final_score` agree with GnuGo's on finished games? `python -m bench.scorecheck`.
+
+    python -m bench.scorecheck [RUN_DIR ...] [--engine COMMAND] [--max-games N]
+
+Every game of the match records (default: every bench/results/match/*/games.jsonl) that ended by
+two passes and that the GnuGo referee scored is replayed into one engine (default: `tesuji gtp`
+with the default config, as `python -m gtp.cli gtp`), which is asked `final_score` and
+`final_status_list dead`. The table gives, per run folder, the finished games, how many of our
+scores equal the referee's, how many of our dead lists equal its, and how many of the scores the
+engine claimed during the match (its recorded `final_score`, when the engine was ours) agreed; then
+every disagreement with the game's SGF.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import shlex
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+from bench.game import same_result
+from bench.gtpclient import EngineFault, GtpEngine, GtpError
+from bench.match import parse_records
+from bench.records import RESULTS
+
+OURS = "gtp.cli"         # how a recorded engine command names our engine
+
+
+@dataclass
+class Check:
+    """One finished game scored again."""
+    run: str
+    game: str
+    referee: str
+    referee_dead: list[str]
+    ours: str
+    ours_dead: list[str]
+    recorded: str | None    # our engine's final_score recorded during the match, None if not ours
+
+    @property
+    def agrees(self) -> bool:
+        return same_result(self.ours, self.referee)
+
+    @property
+    def dead_agrees(self) -> bool:
+        return self.ours_dead == self.referee_dead
+
+
+def finished_games(run_dir: Path) -> list[dict]:
+    """The games of a run folder that ended by two passes with a referee's score, in game order."""
+    path = run_dir / "games.jsonl"
+    if not path.exists():
+        return []
+    records = parse_records(path.read_text(encoding="utf-8"))[0]
+    return [r for _, r in sorted(records.items())
+            if r.get("end") == "passes" and r.get("result_referee")]
+
+
+def replay(engine: GtpEngine, record: dict) -> None:
+    """Set up the record's board, komi and handicap in the engine and play its moves."""
+    for command in [f"boardsize {record['board_size']}", "clear_board", f"komi {record['komi']:g}"]:
+        engine.send(command)
+    colour = "b"
+    if record.get("handicap_stones"):
+        engine.send("set_free_handicap " + " ".join(record["handicap_stones"]))
+        colour = "w"
+    for move in record["moves"]:
+        engine.send(f"play {colour} {move}")
+        colour = "w" if colour == "b" else "b"
+
+
+def recorded_claim(record: dict) -> str | None:
+    """Our engine's final_score as recorded in the match (the player's first, if both were ours)."""
+    for role in ("player", "opponent"):
+        if OURS in (record.get(f"{role}_command") or ""):
+            return (record.get("engine_results") or {}).get(role)
+    return None
+
+
+def check_game(engine: GtpEngine, run: str, record: dict) -> Check:
+    replay(engine, record)
+    ours = engine.send("final_score").split()[0]
+    dead = sorted(engine.send("final_status_list dead").split())
+    return Check(run=run, game=f"{record['variant']}-{record['game']}", referee=record["result_referee"],
+                 referee_dead=sorted(record.get("dead_stones") or []), ours=ours, ours_dead=dead,
+                 recorded=recorded_claim(record))
+
+
+def format_table(checks: list[Check]) -> str:
+    runs = sorted({c.run for c in checks})
+    head = f"{'run':<22}{'finished':>9}{'score =':>9}{'dead =':>8}{'recorded =':>12}"
+    lines = [head, "-" * len(head)]
+    for run in runs + ["all"]:
+        rows = [c for c in checks if run in (c.run, "all")]
+        ours = [c for c in rows if c.recorded is not None]
+        recorded = f"{sum(same_result(c.recorded, c.referee) for c in ours)}/{len(ours)}"
+        lines.append(f"{run:<22}{len(rows):>9}{sum(c.agrees for c in rows):>9}"
+                     f"{sum(c.dead_agrees for c in rows):>8}{recorded:>12}")
+    wrong = [c for c in checks if not c.agrees]
+    lines.append(f"\n{len(wrong)} score disagreement(s)" + (":" if wrong else ""))
+    for c in wrong:
+        lines.append(f"  {c.run}/{c.game}.sgf: ours {c.ours}, GnuGo {c.referee}; dead ours "
+                     f"{' '.join(c.ours_dead) or '-'}, GnuGo {' '.join(c.referee_dead) or '-'}")
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bench.scorecheck", description=__doc__.splitlines()[0])
+    parser.add_argument("runs", nargs="*", type=Path, help="run folders (default: every match run)")
+    parser.add_argument("--engine", default=shlex.join([sys.executable, "-m", "gtp.cli", "gtp"]),
+                        help="the engine's command (default: tesuji gtp with the default config)")
+    parser.add_argument("--max-games", type=int, default=0, help="at most this many games per folder")
+    args = parser.parse_args(argv)
+    runs = args.runs or sorted(p.parent for p in (RESULTS / "match").glob("*/games.jsonl"))
+    checks = []
+    try:
+        with GtpEngine(args.engine, timeout=300, label="engine") as engine:
+            for run_dir in runs:
+                games = finished_games(run_dir)
+                for record in games[:args.max_games or None]:
+                    checks.append(check_game(engine, run_dir.name, record))
+    except (EngineFault, GtpError) as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    print(format_table(checks))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,42 @@
+"""bench.scorecheck: finished match games scored again by `tesuji gtp` and compared with GnuGo's."""
+import json
+
+from bench.scorecheck import Check, finished_games, format_table, main, recorded_claim
+from tests.gtp.test_gnugo_game import ISSUE_24_MOVES
+
+
+def record(game: int, **fields) -> dict:
+    base = {"variant": "main", "game": game, "board_size": 9, "komi": 7.0, "handicap_stones": [],
+            "moves": [v.upper() for v in ISSUE_24_MOVES[1::2]], "end": "passes",
+            "result_referee": "W+4.0", "dead_stones": ["A3", "A4", "B4"],
+            "player_command": "/usr/games/gnugo --mode gtp", "opponent_command": "python -m gtp.cli gtp",
+            "engine_results": {"player": "W+4.0", "opponent": "W+17"}}
+    return {**base, **fields}
+
+
+def write_run(path, records) -> None:
+    path.mkdir()
+    (path / "games.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records))
+
+
+def test_only_games_ended_by_passes_and_refereed_are_checked(tmp_path):
+    write_run(tmp_path / "run", [record(0), record(1, end="resign"), record(2, result_referee=None)])
+    assert [r["game"] for r in finished_games(tmp_path / "run")] == [0]
+    assert recorded_claim(record(0)) == "W+17"               # the opponent was ours
+    assert recorded_claim(record(0, opponent_command="gnugo")) is None
+
+
+def test_the_issue_24_game_agrees_with_gnugo_through_gtp(tmp_path, capsys):
+    write_run(tmp_path / "run", [record(0), record(1, end="resign")])
+    assert main([str(tmp_path / "run")]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[2].split() == ["run", "1", "1", "1", "0/1"]   # the claim recorded in the match was W+17
+    assert "0 score disagreement(s)" in lines
+
+
+def test_the_table_lists_every_disagreement():
+    checks = [Check("a", "main-0", "B+2.0", ["C3"], "B+2", ["C3"], None),
+              Check("b", "main-1", "W+0.5", [], "W+22.5", [], "W+22.5")]
+    text = format_table(checks)
+    assert text.splitlines()[-4].split() == ["all", "2", "1", "2", "0/1"]
+    assert text.splitlines()[-1] == "  b/main-1.sgf: ours W+22.5, GnuGo W+0.5; dead ours -, GnuGo -"
