@@ -42,8 +42,11 @@ setup(
     name="tesuji",
     version=VERSION,
     description="Monte-Carlo tree search Go engine with learned move-prediction priors, speaking GTP",
-    packages=PACKAGES,
-    package_data={"": ["*.pxd"], "priors": ["models/*.npz"]},
+    # The YAML presets stay in the top-level configs/ folder and install as engine/presets/, where
+    # engine.config finds them with importlib.resources (`tesuji gtp --preset NAME`, `tesuji presets`).
+    packages=PACKAGES + ["engine.presets"],
+    package_dir={"engine.presets": "configs"},
+    package_data={"": ["*.pxd"], "priors": ["models/*.npz"], "engine.presets": ["*.yaml"]},
     ext_modules=extensions(),
     python_requires=">=3.9",
     install_requires=["numpy", "sgfmill", "pyyaml", "tqdm", "matplotlib", "dask[distributed]"],

@@ -7,12 +7,19 @@ section that checks itself (`reading:`, whose rules are TacticsParams') has its 
 section's name. Overrides are YAML scalars (`search.reuse_tree=false`, `prior.temperature=0.5`) checked
 exactly as file values are, so the runtime option commands (`tesuji-param`, `bps_config`) use
 `apply_override` as well.
+
+Presets are the engine configurations shipped in the project's `configs/` folder, which an install
+maps into the package data folder `engine/presets/` (setup.py). A preset is a file there that loads as an
+engine configuration (training, match and bench configurations do not); its name is the file's stem and
+its description the file's first comment line.
 """
 from __future__ import annotations
 
 import dataclasses
+import importlib.resources
 import math
 import typing
+from pathlib import Path
 from typing import Any, Iterable, Optional
 
 import yaml
@@ -89,9 +96,12 @@ BOUNDS: dict[str, Bound] = {
 NON_EMPTY = ("name", "prior.name", "reading.prior")
 
 
-def load_config(path: Optional[str], overrides: Iterable[str] = ()) -> EngineParams:
-    """EngineParams from a YAML file (None: the defaults) and `section.key=value` overrides."""
-    raw = _read_yaml(path) if path else {}
+def load_config(path: Optional[str], overrides: Iterable[str] = (), preset: Optional[str] = None) -> EngineParams:
+    """EngineParams from a YAML file or a preset's name (neither: the defaults) and `section.key=value`
+    overrides."""
+    if path and preset:
+        raise ConfigError("--config and --preset: give one or the other")
+    raw = _read_yaml(path) if path else _preset_yaml(preset) if preset else {}
     params = _build(raw)
     for text in overrides:
         params = apply_override(params, text)
@@ -121,12 +131,54 @@ def apply_override(params: EngineParams, text: str) -> EngineParams:
     return _replace(params, {key: value}, "")
 
 
+def presets() -> dict[str, str]:
+    """Name -> one-line description of every preset, sorted by name."""
+    found = {}
+    for file in sorted(_preset_files(), key=lambda f: f.name):
+        text = file.read_text(encoding="utf-8")
+        try:
+            _build(_parse_yaml(text, file.name))
+        except ConfigError:   # a training, match or bench configuration
+            continue
+        found[file.name[:-len(".yaml")]] = _description(text)
+    return found
+
+
+def preset_folder() -> importlib.resources.abc.Traversable:
+    """The presets: the package data folder `engine/presets/` once installed, else (a source checkout) the
+    project's `configs/` folder that setup.py maps there."""
+    installed = importlib.resources.files("engine").joinpath("presets")
+    return installed if installed.is_dir() else Path(__file__).resolve().parent.parent / "configs"
+
+
+def _preset_files() -> list:
+    return [f for f in preset_folder().iterdir() if f.name.endswith(".yaml")]
+
+
+def _preset_yaml(name: str) -> dict:
+    known = presets()
+    if name not in known:
+        raise ConfigError(f"--preset {name}: unknown preset; known presets: {', '.join(known)}")
+    return _parse_yaml(preset_folder().joinpath(f"{name}.yaml").read_text(encoding="utf-8"), f"preset {name}")
+
+
+def _description(text: str) -> str:
+    """The first comment line, without its `#`."""
+    comments = (line.strip().lstrip("#").strip() for line in text.splitlines() if line.strip().startswith("#"))
+    return next((c for c in comments if c), "")
+
+
 def _read_yaml(path: str) -> dict:
     try:
         with open(path, encoding="utf-8") as f:
             text = f.read()
     except (OSError, UnicodeDecodeError) as e:
         raise ConfigError(f"{path}: cannot read config file ({getattr(e, 'strerror', None) or e})") from None
+    return _parse_yaml(text, path)
+
+
+def _parse_yaml(text: str, path: str) -> dict:
+    """The mapping a YAML text holds; `path` names it in errors."""
     try:
         data = yaml.safe_load(text)
     except yaml.YAMLError as e:

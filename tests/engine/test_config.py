@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from engine.config import BOUNDS, SECTIONS, ConfigError, apply_override, load_config
+import engine.config
+from engine.config import BOUNDS, SECTIONS, ConfigError, apply_override, load_config, presets
 from engine.params import EngineParams, PlayoutParams, ReadingParams, SearchParams, TacticsParams
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -68,6 +69,39 @@ def test_file_sections_and_top_level(tmp_path):
         prior=dataclasses.replace(EngineParams().prior, temperature=2.0),
         name="Shodan")
     assert isinstance(params.prior.temperature, float)
+
+
+def test_presets_are_the_engine_configurations_with_their_first_comment_line():
+    found = presets()
+    assert {"default", "fbt", "mm"} <= set(found)
+    for name, description in found.items():
+        text = (ROOT / "configs" / f"{name}.yaml").read_text()
+        assert text.startswith(f"# {description}\n")
+        assert load_config(None, preset=name) == load_config(str(ROOT / "configs" / f"{name}.yaml"))
+    assert load_config(None, preset="default") == EngineParams()
+    assert load_config(None, preset="fbt").prior.name == "fbt"
+
+
+def test_only_files_that_load_as_engine_configurations_are_presets(tmp_path, monkeypatch):
+    (tmp_path / "blitz.yaml").write_text("# Fast games\nsearch:\n  playouts: 100\n")
+    (tmp_path / "train-x.yaml").write_text("# Train something\ndata:\n  archives: [a.tar.xz]\n")
+    (tmp_path / "match-x.yaml").write_text("# A match\nname: m\nboard_size: 9\n")
+    (tmp_path / "notes.txt").write_text("# not YAML\n")
+    monkeypatch.setattr(engine.config, "preset_folder", lambda: tmp_path)
+    assert presets() == {"blitz": "Fast games"}
+    assert load_config(None, ["search.n_threads=2"], preset="blitz").search == SearchParams(playouts=100, n_threads=2)
+
+
+@pytest.mark.parametrize("name", ["nope", "train-mm", "match-quick"])
+def test_unknown_preset_names_the_known_ones(name):
+    with pytest.raises(ConfigError) as error:
+        load_config(None, preset=name)
+    assert str(error.value) == f"--preset {name}: unknown preset; known presets: {', '.join(presets())}"
+
+
+def test_config_file_and_preset_are_exclusive():
+    with pytest.raises(ConfigError, match="^--config and --preset: give one or the other$"):
+        load_config("engine.yaml", preset="fbt")
 
 
 def test_empty_file_and_empty_section(tmp_path):

@@ -30,7 +30,7 @@ from tests.positions import LADDER, LADDER_SGF
 
 
 # A valid value other than the default for every reading setting, as YAML writes it.
-NEW_READING = {"method": "pns", "max_nodes": 700, "max_store": 1_000_000, "max_depth": 40, "move_gen": "region",
+NEW_READING = {"method": "pp", "max_nodes": 700, "max_store": 1_000_000, "max_depth": 40, "move_gen": "region",
                "margin": 2, "l_start": 2, "l_max": 4, "prior_p": 0.3, "branching_weight": 0.5, "depth_decay": 0.25,
                "empty_and_true": False, "mark_block": False, "counter_slack": 0, "defender_reach": 2,
                "ko_results": False, "defender_pass": False, "prior": "hier"}
@@ -103,7 +103,7 @@ def test_every_reading_setting_has_one_name_in_yaml_set_and_bps_config(server, t
 def test_bps_config_lists_every_setting_with_its_one_name(server):
     assert reply(server, "bps_config") == "= " + "\n".join(bps_config_pairs(dataclasses.asdict(ReadingParams()))) \
         + "\n\n"
-    assert reply(server, "bps_config")[2:].startswith("method=pp\nmax_nodes=20000\n")
+    assert reply(server, "bps_config")[2:].startswith("method=pns\nmax_nodes=20000\n")
 
 
 @pytest.mark.parametrize("args, message", [
@@ -144,7 +144,7 @@ def test_solver_report_and_config(server):
     assert reply(server, "bps_solve D6 attack 3").startswith("= U ")     # budget of 3 nodes
     lines = reply(server, "bps_children D6")[2:].strip().splitlines()
     assert lines[0].startswith("D7 T p=1") or any(ln.startswith("D7 T") for ln in lines)
-    assert reply(server, "bps_config max_nodes=40") == "= \n\n"         # a search that stops unsolved
+    assert reply(server, "bps_config max_nodes=40 method=pp") == "= \n\n"   # PP's beliefs, a search that stops unsolved
     fixed = reply(server, "bps_children D6")
     assert reply(server, "bps_config branching_weight=1") == "= \n\n"
     assert reply(server, "bps_children D6") != fixed                     # the leaf beliefs moved
@@ -192,7 +192,7 @@ def trained_prior_file(path):
 def test_a_trained_prior_file_reaches_the_solver(server, tmp_path):
     path = tmp_path / "ladder_prior.npz"
     trained_prior_file(path)
-    assert reply(server, "bps_config max_nodes=40") == "= \n\n"
+    assert reply(server, "bps_config max_nodes=40 method=pp") == "= \n\n"   # the leaf prior is PP's
     uniform = reply(server, "bps_children D6")
     assert reply(server, f"bps_config prior={path}") == "= \n\n"
     assert reply(server, "bps_config").endswith(f"\nprior={path}\n\n")

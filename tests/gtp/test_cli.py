@@ -1,0 +1,40 @@
+"""`tesuji presets` and `tesuji gtp --preset NAME`, in process; one engine run from another folder."""
+import pytest
+
+from engine.config import presets
+from gtp import cli
+from tests.gtp.gtpproc import GtpProcess, tesuji_command
+
+
+def test_presets_lists_each_with_its_description(capsys):
+    assert cli.main(["presets"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    rows = {line.split()[0]: line.split(None, 1)[1] for line in out}
+    assert list(rows) == list(presets()) and {"default", "fbt", "mm"} <= set(rows)
+    assert rows["mm"].startswith("Tesuji with the MM prior")
+    assert len({line.index(rows[name]) for line, name in zip(out, rows)}) == 1   # descriptions aligned
+
+
+def test_unknown_preset_is_one_line_and_exit_2(capsys):
+    assert cli.main(["gtp", "--preset", "nope"]) == cli.EXIT_CONFIG
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert err == f"tesuji: --preset nope: unknown preset; known presets: {', '.join(presets())}\n"
+
+
+def test_preset_and_config_are_exclusive(capsys):
+    with pytest.raises(SystemExit) as stop:
+        cli.main(["gtp", "--preset", "fbt", "--config", "configs/fbt.yaml"])
+    assert stop.value.code == 2
+    out, err = capsys.readouterr()
+    assert out == "" and "not allowed with argument" in err
+
+
+def test_a_preset_plays_from_another_folder(tmp_path):
+    proc = GtpProcess(tesuji_command("search.playouts=30") + ["--preset", "fbt"], cwd=str(tmp_path))
+    try:
+        proc.ok("boardsize 9")
+        move = proc.ok("genmove b")
+        assert move not in ("", "pass", "resign"), proc.stderr_text()[-2000:]
+    finally:
+        assert proc.close() == 0, proc.stderr_text()[-2000:]
