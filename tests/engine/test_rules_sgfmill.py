@@ -1,51 +1,40 @@
 """engine.board against sgfmill on real games: stones and ko after every move, setup stones, predictions.
 
-The archives are read in place from ../shared/data next to the repository (TESUJI_DATA overrides it).
+The archives are read in place through the `archive` fixture (tests/conftest.py: the data setting).
 """
 from __future__ import annotations
 
-import os
 import tarfile
-from pathlib import Path
 
 import pytest
 
 from bench.rules import replay, run
 from engine.board import BLACK, Board
 
-DATA = Path(os.environ.get("TESUJI_DATA", Path(__file__).resolve().parents[2].parent / "shared" / "data"))
-KGS = DATA / "kgs6d_even.tar.xz"
-GNUGO = DATA / "gnugo_regression.tar.xz"
+KGS = "kgs6d_even.tar.xz"
+GNUGO = "gnugo_regression.tar.xz"
 
 
-def need(path: Path) -> None:
-    if not path.is_file():
-        pytest.skip(f"{path} is absent (set TESUJI_DATA to the directory holding the game archives)")
-
-
-def test_kgs_games_match_sgfmill_after_every_move():
-    need(KGS)
-    result = run(str(KGS), limit=300)
+def test_kgs_games_match_sgfmill_after_every_move(archive):
+    result = run(str(archive(KGS)), limit=300)
     assert result.mismatches == []
     assert result.skipped == {}
     assert result.games == 300 and result.moves > 300 * 100
 
 
-def test_kgs_games_keep_every_invariant():
-    need(KGS)
-    with tarfile.open(KGS) as tar:
+def test_kgs_games_keep_every_invariant(archive):
+    with tarfile.open(archive(KGS)) as tar:
         members = [m for m in tar if m.isfile()][:20]
         for m in members:
             result = replay(m.name, tar.extractfile(m).read(), check_every=25)
             assert result.mismatches == [] and result.games == 1
 
 
-def test_setup_positions_of_gnugo_regressions_match_sgfmill():
+def test_setup_positions_of_gnugo_regressions_match_sgfmill(archive):
     """Handicap-like setup stones, also after the root node, on boards of many sizes."""
-    need(GNUGO)
     n_setup = 0
     sizes = set()
-    with tarfile.open(GNUGO) as tar:
+    with tarfile.open(archive(GNUGO)) as tar:
         for m in tar:
             if not (m.isfile() and m.name.endswith(".sgf")):
                 continue

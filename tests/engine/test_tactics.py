@@ -6,7 +6,6 @@ import math
 import random
 import tarfile
 from fractions import Fraction
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -18,7 +17,6 @@ from priors.leaf_priors import make_leaf_prior
 from tests.boards import board_from_ascii, vertex
 from tests.positions import BREAKER, LADDER, NET
 
-DATA = Path(__file__).resolve().parents[3] / "shared" / "data"
 LOCAL = TacticsParams(move_gen="local", max_nodes=20_000)
 
 
@@ -526,11 +524,10 @@ def test_a_string_with_many_liberties_is_not_attacked():
     assert (r.value, r.developed) == ("F", 0)    # C4 has 4 liberties >= L = 3: FALSE at the root
 
 
-@pytest.mark.skipif(not (DATA / "tsumego.tar.xz").exists(), reason="tsumego.tar.xz not in ../shared/data")
-def test_a_book_problem_is_solved():
+def test_a_book_problem_is_solved(archive):
     # Lee Changho, Tesuji 2-5: Black to capture the two stones E1-E2 (shortage of liberties at D1)
     name = "2b. Lee Changho Tesuji/2. Snapback And Shortage Of Liberties/2-5.sgf"
-    with tarfile.open(DATA / "tsumego.tar.xz") as tar:
+    with tarfile.open(archive("tsumego.tar.xz")) as tar:
         data = tar.extractfile(name).read()
     from sgfmill import sgf
     root = sgf.Sgf_game.from_bytes(data).get_root()

@@ -4,10 +4,8 @@ from __future__ import annotations
 
 import dataclasses
 import math
-import os
 import re
 import tarfile
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -215,18 +213,12 @@ def test_a_pass_is_written_as_gnugo_writes_it():
     assert gnugo_vertex(PASS, 9) == "PASS" and gnugo_vertex(vertex_to_point("D7", 9), 9) == "D7"
 
 
-GNUGO_REGRESSION = Path(os.environ.get("TESUJI_DATA", Path(__file__).resolve().parents[3] / "shared" / "data")) \
-    / "gnugo_regression.tar.xz"
-
-
 @pytest.mark.parametrize("number, expected", [("81", r"3 (C1|C2)"), ("226", r"2 PASS")])
-def test_a_ko_defence_names_the_ko_move_unless_passing_is_the_answer(number, expected):
+def test_a_ko_defence_names_the_ko_move_unless_passing_is_the_answer(number, expected, archive):
     # reading.tst 81: the defence that passes succeeds only because the defender may then retake the ko
     # at once; GnuGo names the move that fights the ko (C1 or C2). 226: the ko was just taken, so the
     # defence is a pass (a threat elsewhere)
-    if not GNUGO_REGRESSION.exists():
-        pytest.skip(f"{GNUGO_REGRESSION} is absent (set TESUJI_DATA to the directory holding the archives)")
-    with tarfile.open(GNUGO_REGRESSION) as tar:
+    with tarfile.open(archive("gnugo_regression.tar.xz")) as tar:
         case = next(c for c in read_tst(tar.extractfile("regression/reading.tst").read().decode())
                     if c.number == number)
         board = tst_position(tar, case)
