@@ -1,0 +1,49 @@
+"""Guards: figures the engine must not lose, each measured quickly and compared with its record under
+bench/results/, so that a change that weakens the engine fails the suite.
+
+- Move prediction: the shipped `fbt` prior's top-1 on the first 20 KGS test games (about 4,000
+  positions, seconds) within a point of `predict/guard-fbt`, made by
+  `python -m priors.evaluate priors/models/fbt.npz --max-games 20 --name guard-fbt`.
+- Reading: GnuGo's reading.tst through `attack`/`defend` of `tesuji gtp` with the reading defaults
+  passes no fewer tests than B3's record of the same solver (`tactics/b3`, the `tesuji_pns` engine).
+"""
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+from bench.tactics.b3 import run_tst
+from engine.params import ReadingParams
+from priors import evaluate
+
+RESULTS = Path(__file__).resolve().parents[1] / "bench" / "results"
+
+
+def recorded(path: str) -> dict:
+    return json.loads((RESULTS / path).read_text())
+
+
+def test_the_shipped_prior_predicts_as_recorded(archive, tmp_path):
+    record = recorded("predict/guard-fbt/predict.json")
+    data = record["data"]
+    data_dir = archive(data["archives"][0]).parent
+    argv = ["priors/models/fbt.npz", "--data", str(data_dir), "--max-games", str(data["max_games"]),
+            "--split", data["split"], "--seed", str(data["seed"]), "--out", str(tmp_path), "--name", "guard",
+            "--quiet"]
+    assert evaluate.main(argv) == 0
+    top1 = json.loads((tmp_path / "predict" / "guard" / "predict.json").read_text())["results"][0]["scores"]["top1"]
+    assert top1 == pytest.approx(record["results"][0]["scores"]["top1"], abs=0.01)
+
+
+def test_reading_tst_passes_no_fewer_than_recorded(archive):
+    record = recorded("tactics/b3/b3.json")["results"]["tesuji_pns"]
+    # the record's engine is PNS at 20,000 nodes, as the reading defaults are (prior_p plays no part in PNS)
+    assert "reading.method=pns" in record["command"] and "reading.max_nodes=20000" in record["command"]
+    assert (ReadingParams().method, ReadingParams().max_nodes) == ("pns", 20_000)
+    command = [sys.executable, "-m", "gtp.cli", "gtp", "--set", "search.max_nodes=1000"]   # no genmove here
+    result = run_tst(command, "reading.tst", archive("gnugo_regression.tar.xz").parent, timeout=60)
+    assert result["tests"] == record["tests"] and result["passed"] >= record["passed"], \
+        f"{result['passed']} of {result['tests']} passed; recorded {record['passed']}"
