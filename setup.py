@@ -48,6 +48,8 @@ setup(
     package_dir={"engine.presets": "configs"},
     package_data={"": ["*.pxd"], "priors": ["models/*.npz"], "engine.presets": ["*.yaml"]},
     ext_modules=extensions(),
+    # `pip install .` compiles the extensions on every core, as `make build`'s `-j 2` does
+    options={"build_ext": {"parallel": os.cpu_count() or 1}},
     python_requires=">=3.9",
     install_requires=["numpy", "sgfmill", "pyyaml", "tqdm", "matplotlib", "dask[distributed]"],
     entry_points={"console_scripts": ["tesuji = gtp.cli:main"]},
