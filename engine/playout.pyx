@@ -19,10 +19,11 @@ import time
 
 import numpy as np
 
-from libc.stdint cimport uint16_t, uint64_t
+from libc.stdint cimport uint8_t, uint16_t, uint64_t
+from libc.string cimport memset
 
 from engine cimport board
-from engine.board cimport BoardState, Board, point_t, color_t, EMPTY, BLACK, WHITE, EDGE, PASS
+from engine.board cimport BoardState, Board, point_t, color_t, EMPTY, BLACK, WHITE, EDGE, PASS, MAX_POINTS
 from engine.rng cimport Rng, rng_seed, rng_below, rng_percent
 
 from engine.params import PlayoutParams as PyPlayoutParams
@@ -432,6 +433,41 @@ def run_playouts(board: Board, params: PyPlayoutParams, n: int, seed: int = 1) -
     cdef double norm = 1.0 / count if count else 0.0
     return {"n": int(count), "black_wins": wins * norm, "mean_score": total * norm,
             "mean_length": length * norm, "seconds": seconds}
+
+
+def mean_ownership(position: Board, params: PyPlayoutParams, n: int, seed: int = 1) -> np.ndarray:
+    """The mean final area owner of each point over n playouts from copies of position, one RNG seeded
+    by seed: float32 (N, N) indexed [row, col], +1 where Black always owns the point, -1 White."""
+    cdef Board bd = _check_board(position)
+    cdef PlayoutParams pp = make_params(params, bd.s.size)
+    cdef Rng rng
+    cdef BoardState s
+    cdef uint8_t owner[MAX_POINTS]
+    cdef int total[MAX_POINTS]
+    cdef long long i, count
+    cdef int p, r, c, size = bd.s.size
+    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 0:
+        raise ValueError(f"n must be an integer >= 0, got {n!r}")
+    count = n
+    memset(total, 0, sizeof(total))
+    rng_seed(&rng, _check_seed(seed), RNG_STREAM)
+    with nogil:
+        for i in range(count):
+            s = bd.s
+            run(&s, &pp, &rng, NULL)
+            board.area_owner(&s, owner)
+            for p in range(MAX_POINTS):
+                if owner[p] == BLACK:
+                    total[p] += 1
+                elif owner[p] == WHITE:
+                    total[p] -= 1
+    out = np.zeros((size, size), dtype=np.float32)
+    cdef float[:, :] v = out
+    cdef float norm = 1.0 / count if count else 0.0
+    for r in range(size):
+        for c in range(size):
+            v[r, c] = total[board.point_at(&bd.s, r, c)] * norm
+    return out
 
 
 def run_playout(board: Board, params: PyPlayoutParams, seed: int = 1) -> tuple:

@@ -33,7 +33,7 @@ import numpy as np
 
 from engine.board import BLACK, EMPTY, WHITE, Board
 from engine.params import PlayoutParams
-from engine.playout import run_playout
+from engine.playout import mean_ownership
 
 DEAD_THRESHOLD = 0.5
 SEKI_THRESHOLD = 0.5
@@ -51,18 +51,15 @@ def play_on(board: Board) -> Board:
 
 
 def playout_ownership(board: Board, params: PlayoutParams, n_playouts: int, seed: int) -> np.ndarray:
-    """Mean final owner of each point over n_playouts of the playout policy from the play-on
-    position, the first half with Black to move and the rest with White; playout i is seeded
-    seed * n_playouts + i."""
+    """Mean final owner of each point over n_playouts of the playout policy from the play-on position,
+    the first half with Black to move (RNG seed `seed`) and the rest with White (seed + 1)."""
     start = play_on(board)
-    total = np.zeros((board.size, board.size), dtype=np.float64)
-    for i in range(n_playouts):
-        start.to_play = BLACK if 2 * i < n_playouts else WHITE
-        final = run_playout(start, params, seed=seed * n_playouts + i)[0]
-        owner = final.owner_map()
-        total += (owner == BLACK)
-        total -= (owner == WHITE)
-    return (total / max(1, n_playouts)).astype(np.float32)
+    half = n_playouts // 2
+    start.to_play = BLACK
+    total = mean_ownership(start, params, half, seed) * half
+    start.to_play = WHITE
+    total += mean_ownership(start, params, n_playouts - half, seed + 1) * (n_playouts - half)
+    return total / max(1, n_playouts)
 
 
 def groups(board: Board) -> list[list[int]]:
