@@ -101,8 +101,7 @@ def load_config(path: Optional[str], overrides: Iterable[str] = (), preset: Opti
     overrides."""
     if path and preset:
         raise ConfigError("--config and --preset: give one or the other")
-    raw = _read_yaml(path) if path else _preset_yaml(preset) if preset else {}
-    params = _build(raw)
+    params = _preset(preset) if preset else _build(_read_yaml(path) if path else {})
     for text in overrides:
         params = apply_override(params, text)
     return params
@@ -155,11 +154,15 @@ def _preset_files() -> list:
     return [f for f in preset_folder().iterdir() if f.name.endswith(".yaml")]
 
 
-def _preset_yaml(name: str) -> dict:
-    known = presets()
-    if name not in known:
-        raise ConfigError(f"--preset {name}: unknown preset; known presets: {', '.join(known)}")
-    return _parse_yaml(preset_folder().joinpath(f"{name}.yaml").read_text(encoding="utf-8"), f"preset {name}")
+def _preset(name: str) -> EngineParams:
+    """The preset `name`, read once; the other files are read only to list the known ones when it is none."""
+    file = preset_folder().joinpath(f"{name}.yaml")
+    if name.replace("-", "").replace("_", "").isalnum() and file.is_file():
+        try:
+            return _build(_parse_yaml(file.read_text(encoding="utf-8"), f"preset {name}"))
+        except ConfigError:   # a training, match or bench configuration: not a preset
+            pass
+    raise ConfigError(f"--preset {name}: unknown preset; known presets: {', '.join(presets())}")
 
 
 def _description(text: str) -> str:
