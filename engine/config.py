@@ -58,7 +58,7 @@ RATE = Bound(0, 100)
 NON_NEGATIVE = Bound(0)
 BOUNDS: dict[str, Bound] = {
     "search.playouts": NON_NEGATIVE,
-    "search.n_threads": Bound(1, 256),
+    "search.n_threads": Bound(0, 256),   # 0: one per core
     "search.expand_visits": Bound(1),
     "search.ucb_c": NON_NEGATIVE,
     "search.rave_equiv": NON_NEGATIVE,

@@ -7,11 +7,20 @@ YAML keys, dataclass fields and constructor arguments share one snake_case name:
 from __future__ import annotations
 
 import math
+import os
 from dataclasses import dataclass, field
 
 TACTICS_METHODS = ("pp", "pns")          # engine.tactics: Bayesian proof search, proof-number search
 TACTICS_GENERATORS = ("region", "local")  # engine.tactics' move generators
 TACTICS_MAX_PLIES = 1024                   # engine/tactics/types.pxd MAX_PLIES: the replay path buffer
+
+
+def cores() -> int:
+    """The CPU cores this process may run on (its affinity mask, as Pachi's default thread count)."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:          # not on Linux
+        return os.cpu_count() or 1
 
 
 @dataclass(frozen=True)
@@ -26,7 +35,7 @@ class PlayoutParams:
 @dataclass(frozen=True)
 class SearchParams:
     playouts: int = 10000        # playouts per move; 0 means use the clock only
-    n_threads: int = 1           # search threads (run without the GIL)
+    n_threads: int = 0           # search threads (run without the GIL); 0 means one per core
     expand_visits: int = 8       # visits before a leaf grows children (Pachi)
     ucb_c: float = 0.0           # UCB exploration constant; RAVE does the exploring (Fuego, Pachi)
     rave_equiv: float = 0.0      # K in beta = n~/(n~ + n + n*n~/K); 0 picks 3000 below 15x15, 4000 above
@@ -41,6 +50,10 @@ class SearchParams:
     ponder: bool = False         # think on the opponent's time after genmove, until the next command
     seed: int = 1                # RNG seed; with fixed playouts and one thread the move is repeatable
 
+    def thread_count(self) -> int:
+        """The threads the search runs: n_threads, or the cores this process may use when it is 0."""
+        return self.n_threads or cores()
+
 
 @dataclass(frozen=True)
 class TimeParams:
@@ -54,8 +67,8 @@ class TimeParams:
 
 @dataclass(frozen=True)
 class PriorParams:
-    name: str = "none"           # registry name: none, mm, fbt, dtree, spt, pbn
-    model: str = ""              # path of the model file (.npz)
+    name: str = "fbt"            # registry name: none, mm, fbt, dtree, spt, pbn
+    model: str = "priors/models/fbt.npz"   # path of the model file (.npz); "" for none
     temperature: float = 1.0     # p ~ p ** (1 / temperature)
     floor: float = 1e-4          # minimum probability of a legal point before renormalising
     additive: bool = True        # Rosin/Fuego additive term -sqrt(d / (N + d)) * K_a

@@ -184,8 +184,8 @@ cdef class Search:
         self.workers = NULL
         self.history = NULL
         self.store.nodes = NULL
-        if params.n_threads < 1:
-            raise ValueError(f"search.n_threads must be >= 1, got {params.n_threads}")
+        if params.n_threads < 0:
+            raise ValueError(f"search.n_threads must be >= 0, got {params.n_threads}")
         if params.expand_visits < 0:
             raise ValueError(f"search.expand_visits must be >= 0, got {params.expand_visits}")
         if params.virtual_loss < 0:
@@ -207,7 +207,7 @@ cdef class Search:
         self.prior = prior
         self.prior_params = prior_params
         store_init(&self.store, params.max_nodes)
-        self.n_threads = params.n_threads
+        self.n_threads = params.thread_count()
         self.workers = <Worker*>malloc(self.n_threads * sizeof(Worker))
         if self.workers == NULL:
             raise MemoryError("cannot allocate search workers")

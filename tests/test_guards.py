@@ -55,7 +55,7 @@ def test_reading_tst_passes_no_fewer_than_recorded(archive):
         f"{result['passed']} of {result['tests']} passed; recorded {record['passed']}"
 
 
-@pytest.mark.parametrize("preset, seed", [("default", 1), ("mm", 3), ("fbt", 5)])
+@pytest.mark.parametrize("preset, seed", [("none", 1), ("mm", 3), ("fbt", 5)])
 def test_final_scores_agree_with_gnugo_as_recorded(preset, seed):
     run_dir = RESULTS / "match" / "baseline-9x9"
     command = [sys.executable, "-m", "gtp.cli", "gtp", "--preset", preset, "--set", f"search.seed={seed}"]

@@ -134,7 +134,7 @@ def test_apply_override_returns_a_new_object():
     ("search:\n  n_threads: two\n", "search.n_threads: expected an integer"),
     ("search:\n  n_threads: 2.5\n", "search.n_threads: expected an integer"),
     ("search:\n  n_threads: true\n", "search.n_threads: expected an integer"),
-    ("search:\n  n_threads: 0\n", "search.n_threads: must be >= 1"),
+    ("search:\n  n_threads: -1\n", "search.n_threads: must be >= 0"),
     ("search:\n  playouts: -1\n", "search.playouts: must be >= 0"),
     ("search:\n  reuse_tree: 1\n", "search.reuse_tree: expected true or false"),
     ("search:\n  resign_threshold: 1.5\n", "search.resign_threshold: must be <= 1"),
@@ -173,7 +173,7 @@ def test_bad_files_name_the_key(tmp_path, yaml_text, message):
 
 @pytest.mark.parametrize("override, message", [
     ("search.n_thread=2", "search.n_thread: unknown key"),
-    ("search.n_threads=0", "search.n_threads: must be >= 1"),
+    ("search.n_threads=-2", "search.n_threads: must be >= 0"),
     ("search.n_threads=two", "search.n_threads: expected an integer"),
     ("search.n_threads=", "search.n_threads: expected an integer"),
     ("search.reuse_tree=yes please", "search.reuse_tree: expected true or false"),

@@ -12,6 +12,7 @@ from tests.positions import KO, SEKI
 
 def make_player(playouts=200, seed=1, **search) -> Player:
     search.setdefault("resign_threshold", 0.0)
+    search.setdefault("n_threads", 1)
     return Player(EngineParams(search=SearchParams(playouts=playouts, seed=seed, **search)))
 
 

@@ -1,4 +1,5 @@
 """The UCT-RAVE search on drawn positions: tactics, determinism, threads, superko, reuse, bounds."""
+import os
 import threading
 import time
 
@@ -42,7 +43,8 @@ SETTLED = """
 
 
 def search(playouts: int = 0, **fields) -> Search:
-    return Search(SearchParams(**fields), PlayoutParams())
+    """A search with the given SearchParams fields, on one thread unless they say otherwise."""
+    return Search(SearchParams(**{"n_threads": 1, **fields}), PlayoutParams())
 
 
 def run_on(board: Board, playouts: int, history=(), **fields) -> Search:
@@ -120,6 +122,14 @@ def test_two_threads_count_every_playout_and_find_the_capture():
     assert s.root_visits() == 2000
     assert sum(c["visits"] for c in s.root_children()) == 2000
     assert s.best_move() == vertex(board, "D4")
+
+
+def test_zero_threads_means_one_per_core():
+    assert SearchParams().thread_count() == len(os.sched_getaffinity(0))
+    assert SearchParams(n_threads=3).thread_count() == 3
+    board = board_from_ascii(SIX_IN_ATARI, to_play=WHITE)
+    s = run_on(board, 2000, seed=5, n_threads=0)
+    assert s.root_visits() == 2000 and s.best_move() == vertex(board, "D4")
 
 
 def test_stop_from_another_thread_ends_a_long_run():
@@ -317,7 +327,7 @@ def test_a_failing_prior_stops_the_run_with_its_error():
 
 def test_bad_input_gives_clear_errors():
     with pytest.raises(ValueError, match="n_threads"):
-        search(n_threads=0)
+        search(n_threads=-1)
     with pytest.raises(ValueError, match="max_nodes"):
         search(max_nodes=0)
     with pytest.raises(TypeError, match="evaluate"):

@@ -148,7 +148,9 @@ def test_fixed_handicap(engine):
     engine.ok("clear_board")
     assert sorted(engine.ok("fixed_handicap 9").split()) == sorted(
         ["C3", "G7", "C7", "G3", "C5", "G5", "E3", "E7", "E5"])
+    engine.ok("tesuji-param search.resign_threshold 0")    # nine stones on 9x9: the prior sees no hope
     move = engine.ok("genmove w")                  # White moves first after handicap
+    engine.ok("tesuji-param search.resign_threshold 0.1")
     assert moves_of(engine)[0][0] == "w", move
     engine.ok("boardsize 8")
     assert engine.fail("fixed_handicap 5") == "invalid number of stones"   # even board: at most 4

@@ -79,7 +79,10 @@ def test_views_deepen_the_same_search(engine):
     assert second >= first + 50                                       # FAST: 50 playouts a view
 
 
-def test_prior_view_without_a_prior_is_uniform_over_legal_moves(engine):
+def test_prior_view_without_a_prior_is_uniform_over_legal_moves(tmp_path):
+    engine = GtpProcess(tesuji_command("prior.name=none", "search.playouts=50", "search.n_threads=1"),
+                        cwd=str(tmp_path))
+    engine.ok("boardsize 9")
     engine.ok("play b E5")
     text = engine.ok("tesuji-prior w")
     assert is_gfx(text) and "prior none (uniform)" in text
@@ -87,6 +90,15 @@ def test_prior_view_without_a_prior_is_uniform_over_legal_moves(engine):
     points = influence[0::2]
     assert "E5" not in points and len(points) == 80
     assert set(influence[1::2]) == {"-1.000"}                         # White to move: white squares
+    assert engine.close() == 0
+
+
+def test_prior_view_of_the_default_engine_shows_its_learned_prior(engine):
+    engine.ok("play b E5")
+    text = engine.ok("tesuji-prior w")
+    assert is_gfx(text) and "prior fbt" in text
+    shades = {float(x) for x in text.split("\n")[0].split()[2::2]}
+    assert len(shades) > 5                                            # not one value everywhere
 
 
 class PeakedPrior:
