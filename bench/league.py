@@ -1,0 +1,336 @@
+"""Round robins between engine variants, rated by Bradley-Terry Elo: `python -m bench.league CONFIG`.
+
+    python -m bench.league configs/league-9x9.yaml [--jobs N] [--scheduler ADDRESS] [--out DIR] [--rate-only]
+
+Every pair of engines plays `games` games as one bench.match run (the same SGF, .dat and games.jsonl
+records, resumed the same way, on a process pool or a Dask cluster). The engines are any GTP commands:
+Tesuji with each prior or none, GnuGo at several levels, other programs. An engine with `handicap: N`
+takes Black with N stones in every game it plays (at its own `komi`, default 0.5), so that "GnuGo 10
+with 3 stones" is rated beside the others; two handicapped engines do not meet. The ratings
+(bench.ratings: maximum-likelihood Bradley-Terry by choix, the anchor at 0, 95% intervals) are written
+after each pair, so an interrupted league reports what it holds.
+
+```yaml
+name: league-9x9            # run folder bench/results/league/<name>/; default: the file name
+board_size: 9
+komi: 7
+games: 100                  # per pair, colours alternating (except handicap games)
+seed: 1                     # game i of every pair gets seed + i ({seed} in commands)
+jobs: 2
+max_moves: 0                # as in a match config; fault_result too
+referee: /usr/games/gnugo --mode gtp --chinese-rules --positional-superko
+anchor: gnugo-10            # the engine rated 0 (default: the last one)
+engines:                    # name (letters, digits, . _ + -) plus a match engine's keys
+  - name: fbt
+    command: python -m gtp.cli gtp --set search.playouts=10000 --set search.n_threads=1 --set search.seed={seed}
+  - name: gnugo-10
+    command: /usr/games/gnugo --mode gtp --level 10 --chinese-rules
+    setup: ["set_random_seed {seed}"]
+  - name: gnugo-10-h3
+    command: /usr/games/gnugo --mode gtp --level 10 --chinese-rules
+    handicap: 3
+pairs: all                  # or a list: [[fbt, gnugo-10], ...]
+```
+
+The run folder holds one bench.match folder per pair (`<a>-vs-<b>/`), and `ratings.txt`, `ratings.json`
+and `ratings.png`.
+"""
+from __future__ import annotations
+
+import argparse
+import itertools
+import json
+import signal
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import yaml
+
+from bench import report
+from bench.match import RunError, read_records, run_match
+from bench.matchconfig import NAME_RE, ConfigError, MatchConfig, parse_config
+from bench.ratings import Ratings, fit
+from bench.records import results_folder
+
+SHARED_KEYS = ("board_size", "komi", "games", "seed", "jobs", "max_moves", "fault_result", "referee")
+TOP_KEYS = {"name", "anchor", "engines", "pairs", *SHARED_KEYS}
+ENTRY_KEYS = {"name", "handicap", "komi"}          # beside a match engine's keys
+HANDICAP_KOMI = 0.5
+
+
+@dataclass(frozen=True)
+class Entry:
+    name: str
+    engine: dict                  # a match config's engine mapping (command, label, setup, timeout)
+    handicap: int = 0
+    komi: float = HANDICAP_KOMI   # komi of its handicap games
+
+
+@dataclass(frozen=True)
+class Pair:
+    player: str                   # the match's player: the handicapped engine if there is one
+    opponent: str
+    match: MatchConfig
+
+
+@dataclass(frozen=True)
+class LeagueConfig:
+    name: str
+    entries: tuple[Entry, ...]
+    anchor: str
+    pairs: tuple[Pair, ...]
+    source: str = ""
+
+    @property
+    def names(self) -> list[str]:
+        return [e.name for e in self.entries]
+
+    @property
+    def run_dir(self) -> Path:
+        return results_folder("league", self.name)
+
+
+# -- configuration --------------------------------------------------------------------------------
+
+def load_config(path: str) -> LeagueConfig:
+    """Read and validate a league file; every error is a ConfigError naming the file and the key."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            data = yaml.safe_load(f)
+    except OSError as e:
+        raise ConfigError(f"{path}: cannot read: {e.strerror}") from None
+    except yaml.YAMLError as e:
+        raise ConfigError(f"{path}: not valid YAML: {e}") from None
+    try:
+        return parse_league(data, default_name=Path(path).stem, source=path)
+    except ConfigError as e:
+        raise ConfigError(f"{path}: {e}") from None
+
+
+def parse_league(data: Any, default_name: str = "league", source: str = "") -> LeagueConfig:
+    if not isinstance(data, dict):
+        raise ConfigError("the file must hold a mapping of keys (board_size, games, engines, ...)")
+    unknown = sorted(set(data) - TOP_KEYS)
+    if unknown:
+        raise ConfigError(f"unknown key {unknown[0]!r} (expected one of: {', '.join(sorted(TOP_KEYS))})")
+    name = str(data.get("name", default_name))
+    if not NAME_RE.match(name):
+        raise ConfigError(f"name: letters, digits and . _ + - only, got {name!r}")
+    entries = _entries(data.get("engines"))
+    names = [e.name for e in entries]
+    anchor = data.get("anchor", names[-1])
+    if anchor not in names:
+        raise ConfigError(f"anchor: {anchor!r} is not an engine's name ({', '.join(names)})")
+    shared = {key: data[key] for key in SHARED_KEYS if key in data}
+    for i, entry in enumerate(entries):    # every engine checked on its own, so that errors name it
+        _match(entry, entry, shared, "check", f"engines[{i}]")
+    pairs = tuple(_pair(entries[a], entries[b], shared, name) for a, b in _pair_indices(data.get("pairs", "all"), entries))
+    return LeagueConfig(name, entries, anchor, pairs, source)
+
+
+def _entries(items: Any) -> tuple[Entry, ...]:
+    if not isinstance(items, list) or len(items) < 2:
+        raise ConfigError("engines: expected a list of at least two engines")
+    entries, seen = [], set()
+    for i, item in enumerate(items):
+        where = f"engines[{i}]"
+        if not isinstance(item, dict) or "name" not in item:
+            raise ConfigError(f"{where}: expected a mapping with a name and a command")
+        name = str(item["name"])
+        if not NAME_RE.match(name) or name in seen:
+            raise ConfigError(f"{where}.name: must be unique, letters, digits and . _ + - only, got {name!r}")
+        seen.add(name)
+        handicap = item.get("handicap", 0)
+        if not isinstance(handicap, int) or isinstance(handicap, bool) or handicap == 1 or not 0 <= handicap <= 9:
+            raise ConfigError(f"{where}.handicap: must be 0 or 2..9, got {handicap!r}")
+        komi = item.get("komi", HANDICAP_KOMI)
+        if not isinstance(komi, (int, float)) or isinstance(komi, bool):
+            raise ConfigError(f"{where}.komi: expected a number, got {komi!r}")
+        engine = {k: v for k, v in item.items() if k not in ENTRY_KEYS}
+        engine.setdefault("label", name)
+        entries.append(Entry(name, engine, handicap, float(komi)))
+    return tuple(entries)
+
+
+def _pair_indices(value: Any, entries: tuple[Entry, ...]) -> list[tuple[int, int]]:
+    """The pairs that play: every two engines (`all`) but two handicapped ones, or the listed pairs."""
+    if value == "all":
+        return [(a, b) for a, b in itertools.combinations(range(len(entries)), 2)
+                if not (entries[a].handicap and entries[b].handicap)]
+    if not isinstance(value, list) or not value:
+        raise ConfigError("pairs: expected `all` or a list of [name, name] pairs")
+    index = {e.name: i for i, e in enumerate(entries)}
+    out = []
+    for i, pair in enumerate(value):
+        if not (isinstance(pair, list) and len(pair) == 2 and all(p in index for p in pair) and pair[0] != pair[1]):
+            raise ConfigError(f"pairs[{i}]: expected two different engine names, got {pair!r}")
+        a, b = index[pair[0]], index[pair[1]]
+        if entries[a].handicap and entries[b].handicap:
+            raise ConfigError(f"pairs[{i}]: both engines take a handicap")
+        if (a, b) in out or (b, a) in out:
+            raise ConfigError(f"pairs[{i}]: {pair[0]} and {pair[1]} are paired twice")
+        out.append((a, b))
+    return out
+
+
+def _pair(a: Entry, b: Entry, shared: dict, league: str) -> Pair:
+    player, opponent = (b, a) if b.handicap else (a, b)
+    name = f"{player.name}-vs-{opponent.name}"
+    return Pair(player.name, opponent.name, _match(player, opponent, shared, f"{league}/{name}", "engines"))
+
+
+def _match(player: Entry, opponent: Entry, shared: dict, name: str, where: str) -> MatchConfig:
+    """The bench.match configuration of one pair; its engine errors are reported under `where`."""
+    data = {**shared, "name": name.replace("/", "."), "player": player.engine, "opponent": opponent.engine}
+    if player.handicap:
+        data.update(handicap=player.handicap, komi=player.komi, alternate=False)
+    try:
+        return parse_config(data, source=name)
+    except ConfigError as e:
+        text = str(e)
+        for role in ("player", "opponent"):
+            if text.startswith(role):
+                raise ConfigError(f"{where}{text[len(role):]}") from None
+        raise
+
+
+# -- results --------------------------------------------------------------------------------------
+
+def points_table(cfg: LeagueConfig, run_dir: Path) -> tuple[np.ndarray, np.ndarray]:
+    """(points[i, j] that engine i scored against j, draws[i, j]) over the games the pair folders hold."""
+    names = cfg.names
+    points = np.zeros((len(names), len(names)))
+    draws = np.zeros_like(points)
+    for pair in cfg.pairs:
+        i, j = names.index(pair.player), names.index(pair.opponent)
+        for record in read_records(_pair_dir(run_dir, pair) / "games.jsonl").values():
+            score = report.player_score(record)
+            if score is None or record["game"] >= pair.match.games:
+                continue
+            points[i, j] += score
+            points[j, i] += 1.0 - score
+            if score == 0.5:
+                draws[i, j] += 1
+                draws[j, i] += 1
+    return points, draws
+
+
+def _pair_dir(run_dir: Path, pair: Pair) -> Path:
+    return run_dir / f"{pair.player}-vs-{pair.opponent}"
+
+
+def format_ratings(cfg: LeagueConfig, ratings: Ratings, points: np.ndarray, draws: np.ndarray) -> str:
+    m = cfg.pairs[0].match
+    lines = [f"League {cfg.name}: {m.board_size}x{m.board_size}, komi {m.komi:g}, {m.games} games per pair; "
+             f"Bradley-Terry Elo, {cfg.anchor} at 0, 95% intervals",
+             f"{'rank':>4}  {'engine':<20} {'Elo':>6}  {'95% CI':>15}  {'games':>5}  {'score':>6}"]
+    for rank, r in enumerate(ratings.ratings, 1):
+        lines.append(f"{rank:>4}  {r.name:<20} {r.elo:>+6.0f}  [{r.low:>+6.0f}, {r.high:>+6.0f}]  "
+                     f"{r.games:>5.0f}  {100 * r.score:>5.1f}%")
+    if ratings.regularised:
+        lines.append("Some engines won or lost every game against the rest: no maximum-likelihood estimate "
+                     "exists, and these ratings are regularised (choix alpha); read them as bounds.")
+    lines.append("")
+    lines.append("Each row's W-L-D against each column:")
+    width = max(len(n) for n in cfg.names) + 2
+    lines.append(" " * width + "".join(f"{n:>{width}}" for n in cfg.names))
+    for i, name in enumerate(cfg.names):
+        cells = []
+        for j in range(len(cfg.names)):
+            games = points[i, j] + points[j, i]
+            wins = points[i, j] - draws[i, j] / 2
+            cells.append("-" if i == j or not games else f"{wins:.0f}-{games - wins - draws[i, j]:.0f}-{draws[i, j]:.0f}")
+        lines.append(f"{name:<{width}}" + "".join(f"{c:>{width}}" for c in cells))
+    return "\n".join(lines)
+
+
+def plot(path: Path, ratings: Ratings, title: str) -> None:
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    rows = list(reversed(ratings.ratings))
+    fig, ax = plt.subplots(figsize=(7, 0.5 * len(rows) + 1.5))
+    ys = range(len(rows))
+    ax.errorbar([r.elo for r in rows], ys, xerr=[[r.elo - r.low for r in rows], [r.high - r.elo for r in rows]],
+                fmt="o", capsize=4)
+    ax.set_yticks(list(ys), [r.name for r in rows])
+    ax.axvline(0, color="grey", lw=0.8, ls="--")
+    ax.set_xlabel(f"Elo (Bradley-Terry, {ratings.anchor} = 0), 95% interval")
+    ax.set_title(title, fontsize=9)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+def write_ratings(cfg: LeagueConfig, run_dir: Path) -> str | None:
+    """Rate the games the league holds and write ratings.txt/.json/.png; None while no game links them."""
+    points, draws = points_table(cfg, run_dir)
+    try:
+        ratings = fit(cfg.names, points, cfg.anchor)
+    except ValueError as e:
+        return f"no ratings yet: {e}"
+    text = format_ratings(cfg, ratings, points, draws)
+    run_dir.mkdir(parents=True, exist_ok=True)
+    (run_dir / "ratings.txt").write_text(text + "\n", encoding="utf-8")
+    (run_dir / "ratings.json").write_text(json.dumps({
+        "name": cfg.name, "anchor": cfg.anchor, "regularised": ratings.regularised,
+        "ratings": [vars(r) for r in ratings.ratings], "engines": cfg.names,
+        "points": points.tolist(), "draws": draws.tolist()}, indent=2) + "\n")
+    plot(run_dir / "ratings.png", ratings, text.splitlines()[0])
+    return text
+
+
+# -- running --------------------------------------------------------------------------------------
+
+def run_league(cfg: LeagueConfig, run_dir: Path, jobs: int | None = None, scheduler: str | None = None,
+               progress: bool = True, argv: list[str] | None = None) -> str | None:
+    """Play what every pair still lacks, one pair after another, rating after each."""
+    for pair in cfg.pairs:
+        run_match(pair.match, _pair_dir(run_dir, pair), jobs=jobs, scheduler=scheduler, progress=progress, argv=argv)
+        print((_pair_dir(run_dir, pair) / "summary.txt").read_text(encoding="utf-8"), flush=True)
+        write_ratings(cfg, run_dir)
+    return write_ratings(cfg, run_dir)
+
+
+def _interrupt(signum, frame) -> None:
+    raise KeyboardInterrupt
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bench.league", description=__doc__.splitlines()[0])
+    parser.add_argument("config", help="league configuration (YAML)")
+    parser.add_argument("--jobs", type=int, default=None, help="games played at once (default: the config's jobs)")
+    parser.add_argument("--scheduler", metavar="ADDRESS", help="run the games on this Dask scheduler")
+    parser.add_argument("--out", metavar="DIR", help="run folder (default bench/results/league/<name>/)")
+    parser.add_argument("--rate-only", action="store_true", help="rate the games already played; play none")
+    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+    args = parser.parse_args(argv)
+    if args.jobs is not None and args.jobs < 1:
+        parser.error("--jobs must be at least 1")
+    try:
+        cfg = load_config(args.config)
+    except ConfigError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    run_dir = Path(args.out) if args.out else cfg.run_dir
+    command = ["python", "-m", "bench.league"] + (sys.argv[1:] if argv is None else list(argv))
+    signal.signal(signal.SIGTERM, _interrupt)       # a kill stops the league like Ctrl-C does
+    try:
+        text = write_ratings(cfg, run_dir) if args.rate_only else run_league(
+            cfg, run_dir, args.jobs, args.scheduler, not args.no_progress, command)
+    except RunError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("interrupted; run the same command again to resume", file=sys.stderr)
+        print(write_ratings(cfg, run_dir) or "")
+        return 130
+    print(text or "no games yet")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

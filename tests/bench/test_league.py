@@ -1,0 +1,93 @@
+"""The league: its configuration's errors, how pairs are formed, and a short real round robin of GnuGos."""
+import json
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from bench.league import load_config, main, parse_league
+from bench.matchconfig import ConfigError
+
+GNUGO = "/usr/games/gnugo --mode gtp --level 0 --chinese-rules"
+ENGINES = f"""
+    engines:
+      - name: a
+        command: {GNUGO}
+        setup: ["set_random_seed {{seed}}"]
+      - name: b
+        command: {GNUGO}
+      - name: b-h2
+        command: {GNUGO}
+        handicap: 2
+"""
+
+
+def league(text: str = "", engines: str = ENGINES) -> dict:
+    import yaml
+    return yaml.safe_load(textwrap.dedent("board_size: 7\nkomi: 0.5\ngames: 2\n" + text) + textwrap.dedent(engines))
+
+
+def test_all_pairs_but_two_handicapped_engines_and_the_handicapped_one_takes_black():
+    data = league("anchor: a\n", ENGINES + "      - name: a-h3\n        command: x\n        handicap: 3\n        komi: 6.5\n")
+    cfg = parse_league(data)
+    assert [(p.player, p.opponent) for p in cfg.pairs] == [
+        ("a", "b"), ("b-h2", "a"), ("a-h3", "a"), ("b-h2", "b"), ("a-h3", "b")]
+    even, handicap = cfg.pairs[0].match, cfg.pairs[4].match
+    assert (even.handicap, even.alternate, even.komi) == (0, True, 0.5)
+    assert (handicap.handicap, handicap.alternate, handicap.komi) == (3, False, 6.5)
+    assert handicap.player.label == "a-h3" and handicap.opponent.command == GNUGO
+    assert cfg.anchor == "a"
+    assert parse_league(league()).anchor == "b-h2"           # the last engine by default
+
+
+@pytest.mark.parametrize("text, engines, message", [
+    ("anchor: z\n", ENGINES, "anchor: 'z' is not an engine's name"),
+    ("pairs: [[b, b-h2], [b-h2, b]]\n", ENGINES, "pairs[1]: b-h2 and b are paired twice"),
+    ("pairs: [[a, c]]\n", ENGINES, "pairs[0]: expected two different engine names"),
+    ("rounds: 2\n", ENGINES, "unknown key 'rounds'"),
+    ("", ENGINES.replace("handicap: 2", "handicap: 1"), "engines[2].handicap: must be 0 or 2..9"),
+    ("", ENGINES.replace("name: b\n", "name: a\n"), "engines[1].name: must be unique"),
+    ("", ENGINES.replace(f"command: {GNUGO}\n        setup", "label: A\n        setup"),
+     "engines[0].command: required key missing"),
+    ("", ENGINES.replace("      - name: b\n", "      - name: b\n        timeout: -1\n"), "engines[1].timeout"),
+    ("jobs: 0\n", ENGINES, "jobs"),
+])
+def test_bad_leagues_name_the_key(text, engines, message):
+    with pytest.raises(ConfigError, match=message.replace("[", r"\[").replace("]", r"\]")):
+        parse_league(league(text, engines))
+
+
+def test_two_handicapped_engines_may_not_be_paired(tmp_path):
+    data = league("pairs: [[b-h2, a-h2]]\n", ENGINES + f"      - name: a-h2\n        command: {GNUGO}\n        handicap: 2\n")
+    with pytest.raises(ConfigError, match="both engines take a handicap"):
+        parse_league(data)
+    path = tmp_path / "l.yaml"
+    path.write_text("engines: [")
+    with pytest.raises(ConfigError, match="l.yaml: not valid YAML"):
+        load_config(str(path))
+
+
+@pytest.mark.skipif(not Path("/usr/games/gnugo").exists(), reason="GnuGo 3.8 not installed")
+def test_a_short_real_league_rates_every_engine_and_resumes(tmp_path, capsys):
+    config = tmp_path / "tiny.yaml"
+    config.write_text(textwrap.dedent("board_size: 7\nkomi: 0.5\ngames: 2\njobs: 2\nanchor: a\n") + textwrap.dedent(ENGINES))
+    out = tmp_path / "run"
+    assert main([str(config), "--out", str(out), "--no-progress"]) == 0
+    for pair in ("a-vs-b", "b-h2-vs-a", "b-h2-vs-b"):
+        games = [json.loads(line) for line in (out / pair / "games.jsonl").read_text().splitlines()]
+        assert len(games) == 2 and all(g["result"] != "Void" for g in games)
+        assert (out / pair / "main.dat").exists()
+    handicap_games = [json.loads(line) for line in (out / "b-h2-vs-a" / "games.jsonl").read_text().splitlines()]
+    assert all(g["handicap"] == 2 and g["player_colour"] == "b" for g in handicap_games)
+    rated = json.loads((out / "ratings.json").read_text())
+    assert {r["name"] for r in rated["ratings"]} == {"a", "b", "b-h2"}
+    assert next(r for r in rated["ratings"] if r["name"] == "a")["elo"] == 0
+    points = rated["points"]
+    assert sum(map(sum, points)) == 6                        # every game's point, and no more
+    assert (out / "ratings.png").stat().st_size > 0
+    assert "League tiny" in capsys.readouterr().out
+    before = (out / "a-vs-b" / "games.jsonl").read_text()
+    assert main([str(config), "--out", str(out), "--no-progress"]) == 0    # resumes: nothing to play
+    assert (out / "a-vs-b" / "games.jsonl").read_text() == before
+    assert main([str(config), "--out", str(out), "--rate-only"]) == 0
+    assert (out / "ratings.txt").read_text().splitlines()[0] in capsys.readouterr().out
