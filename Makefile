@@ -4,8 +4,9 @@ PIP ?= $(PYTHON) -m pip
 GNUGO ?= /usr/games/gnugo
 DATA ?= ../shared/data
 MATCH_CONFIG ?= configs/match-quick.yaml
+LEAGUE_CONFIG ?= configs/league-9x9.yaml
 
-.PHONY: install deps gnugo build test match bench-speed bench-predict bench-fbt bench-fbt-runs bench-tactics check-rules train train-fbt clean
+.PHONY: install deps gnugo build test match bench-league bench-speed bench-predict bench-fbt bench-fbt-runs bench-tactics check-rules train train-fbt clean
 
 install: deps gnugo build
 
@@ -30,6 +31,10 @@ test: install
 
 match: install
 	$(PYTHON) -m bench.match $(MATCH_CONFIG)
+
+# A round robin of engine variants rated by Bradley-Terry Elo (hours: 600 games for the 9x9 league).
+bench-league: install
+	$(PYTHON) -m bench.league $(LEAGUE_CONFIG) --jobs 2
 
 bench-speed: install
 	$(PYTHON) -m bench.speed
