@@ -3,13 +3,14 @@ a drawn position with only that rule on, against the policy without it."""
 import pytest
 
 from engine.board import PASS, WHITE, Board
+from engine.config import ConfigError, load_config
 from engine.params import PlayoutParams
 from engine.playout import playout_move, run_playout, run_playouts
 from tests.boards import board_from_ascii
 from tests.engine.test_playout import ALL_OFF, SEEDS, after_white, moves_over_seeds, only
 
-ALL_ON = PlayoutParams(ko_rate=100, ladder_rate=100, nakade_rate=100, useful_self_atari_rate=100,
-                       fill_board_rate=100)
+RULES = ("ko_rate", "ladder_rate", "nakade_rate", "useful_self_atari_rate", "fill_board_rate")
+ALL_ON = PlayoutParams(**{name: 100 for name in RULES})
 
 
 # --- ko ----------------------------------------------------------------------------------------------
@@ -259,12 +260,17 @@ def test_playouts_with_every_rule_end_consistently(size):
 
 
 def test_rules_off_by_default():
-    p = PlayoutParams()
-    assert (p.ko_rate, p.ladder_rate, p.nakade_rate, p.useful_self_atari_rate, p.fill_board_rate) == (0,) * 5
+    assert all(getattr(PlayoutParams(), name) == 0 for name in RULES)   # test_config: default.yaml agrees
 
 
-@pytest.mark.parametrize("name", ["ko_rate", "ladder_rate", "nakade_rate", "useful_self_atari_rate",
-                                  "fill_board_rate"])
+@pytest.mark.parametrize("name", RULES)
 def test_rates_are_validated(name):
     with pytest.raises(ValueError, match=name):
         run_playouts(Board(9), PlayoutParams(**{name: 101}), 1)
+
+
+@pytest.mark.parametrize("name", RULES)
+def test_config_validates_the_rates(name):
+    assert getattr(load_config(None, [f"playout.{name}=40"]).playout, name) == 40
+    with pytest.raises(ConfigError, match=f"playout.{name}: must be <= 100"):
+        load_config(None, [f"playout.{name}=101"])
