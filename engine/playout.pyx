@@ -494,13 +494,42 @@ cdef inline point_t random_move(BoardState* b, color_t c, const PlayoutParams* p
     return PASS
 
 
+cdef enum:                     # the rules that propose candidate lists, in the order they are tried
+    RULE_SAVE
+    RULE_LADDER
+    RULE_NAKADE
+    RULE_PATTERN
+
+
+cdef inline int rule_rate(const PlayoutParams* pp, int rule) noexcept nogil:
+    if rule == RULE_SAVE:
+        return pp.save_rate
+    if rule == RULE_LADDER:
+        return pp.ladder_rate
+    if rule == RULE_NAKADE:
+        return pp.nakade_rate
+    return pp.pattern_rate
+
+
+cdef inline int rule_moves(int rule, const BoardState* b, color_t c, point_t* cand, const PlayoutParams* pp,
+                           Rng* rng) noexcept nogil:
+    """The rule's candidates into cand; their count. The save rule reads ladders ladder_rate % of moves."""
+    if rule == RULE_SAVE:
+        return save_moves(b, c, cand, fires(rng, pp.ladder_rate))
+    if rule == RULE_LADDER:
+        return ladder_moves(b, c, cand)
+    if rule == RULE_NAKADE:
+        return nakade_moves(b, cand)
+    return pattern_moves(b, c, cand)
+
+
 cdef point_t choose(BoardState* b, const PlayoutParams* pp, Rng* rng, const KoMemory* ko) noexcept nogil:
     """choose_move with the playout's ko memory (NULL: none)."""
     cdef color_t c = b.to_play
     cdef Rolls rolls
     cdef point_t cand[MAX_CANDIDATES]
     cdef point_t p
-    cdef int n
+    cdef int n, rule
     rolls.self_atari = -1
     rolls.useful_self_atari = -1
     if ko != NULL and ko.point != board.NO_POINT and fires(rng, pp.ko_rate):
@@ -512,26 +541,12 @@ cdef point_t choose(BoardState* b, const PlayoutParams* pp, Rng* rng, const KoMe
             p = capture_move(b, c)
             if p != board.NO_POINT and is_permitted(b, p, c, pp, &rolls, rng):
                 return p
-        if fires(rng, pp.save_rate):
-            n = save_moves(b, c, cand, fires(rng, pp.ladder_rate))
+    for rule in range(RULE_SAVE, RULE_PATTERN + 1):
+        if (b.last_move > 0 or (rule == RULE_PATTERN and b.last_move2 > 0)) and fires(rng, rule_rate(pp, rule)):
+            n = rule_moves(rule, b, c, cand, pp, rng)
             p = pick_permitted(b, cand, n, c, pp, &rolls, rng)
             if p != board.NO_POINT:
                 return p
-        if fires(rng, pp.ladder_rate):
-            n = ladder_moves(b, c, cand)
-            p = pick_permitted(b, cand, n, c, pp, &rolls, rng)
-            if p != board.NO_POINT:
-                return p
-        if fires(rng, pp.nakade_rate):
-            n = nakade_moves(b, cand)
-            p = pick_permitted(b, cand, n, c, pp, &rolls, rng)
-            if p != board.NO_POINT:
-                return p
-    if (b.last_move > 0 or b.last_move2 > 0) and fires(rng, pp.pattern_rate):
-        n = pattern_moves(b, c, cand)
-        p = pick_permitted(b, cand, n, c, pp, &rolls, rng)
-        if p != board.NO_POINT:
-            return p
     if fires(rng, pp.fill_board_rate):
         p = fill_board_move(b, rng)
         if p != board.NO_POINT:

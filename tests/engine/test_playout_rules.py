@@ -57,19 +57,23 @@ def test_moves_given_to_the_hook_must_be_legal():
 
 # --- ladders -----------------------------------------------------------------------------------------
 
-# White's (4,5) puts Black's (4,4) in atari; extending to (3,4) leaves two liberties and White's ataris
-# drive the stones to the lower right edge. With a Black stone at (1,7) the ladder is broken.
-LADDER = """
+# The attacker's stones at (5,4), (4,3) and (3,3) around the defender's stone at (4,4). With a Black
+# stone at (4,4) after White's (4,5), extending to (3,4) leaves two liberties and White's ataris drive
+# the stones to the lower right edge. With White's stone played at (4,4) instead, Black's atari at
+# (4,5) works the same way and the one at (3,4) does not. A stone of the defender at (1,7) breaks it.
+CHASE = """
     . . . . . . . . .
     . . . . . . . . .
     . . . . . . . . .
-    . . . . O . . . .
-    . . . O X . . . .
-    . . . O . . . . .
+    . . . . {a} . . . .
+    . . . {a} {d} . . . .
+    . . . {a} . . . . .
     . . . . . . . . .
     . . . . . . . {breaker} .
     . . . . . . . . .
 """
+LADDER = CHASE.replace("{a}", "O").replace("{d}", "X")
+ATARI = CHASE.replace("{a}", "X").replace("{d}", ".")
 
 
 def test_save_does_not_run_out_a_working_ladder():
@@ -83,22 +87,6 @@ def test_save_runs_out_a_broken_ladder():
     board = after_white(LADDER.format(breaker="X"), 4, 5)
     extend = board.point(3, 4)
     assert moves_over_seeds(board, only(save_rate=100, ladder_rate=100)) == [extend] * len(SEEDS)
-
-
-# Black's (4,3), (5,4) and (3,3) around White's new stone at (4,4), which has two liberties: the atari at
-# (4,5) works (the extension to (3,4) gets two liberties and runs to the lower right edge), the one at
-# (3,4) does not. A White stone at (1,7) breaks the ladder.
-ATARI = """
-    . . . . . . . . .
-    . . . . . . . . .
-    . . . . . . . . .
-    . . . . X . . . .
-    . . . X . . . . .
-    . . . X . . . . .
-    . . . . . . . . .
-    . . . . . . . {breaker} .
-    . . . . . . . . .
-"""
 
 
 def test_atari_that_catches_the_last_move_in_a_ladder_is_played():
