@@ -38,7 +38,7 @@ from libc.string cimport memset
 from engine cimport board
 from engine.board cimport BoardState, Board, point_t, color_t, EMPTY, BLACK, WHITE, EDGE, PASS, MAX_POINTS
 from engine.policy_eyes cimport is_useful_self_atari, vital_point
-from engine.policy_ladder cimport is_caught_after
+from engine.policy_ladder cimport is_caught_after, is_ladder_atari
 from engine.rng cimport Rng, rng_seed, rng_below, rng_percent
 
 from engine.params import PlayoutParams as PyPlayoutParams
@@ -233,9 +233,10 @@ cdef inline bint fires(Rng* rng, int rate) noexcept nogil:
     return rate >= 100 or rng_percent(rng, rate)
 
 
-cdef inline bint may_be_bad_self_atari(const BoardState* b, point_t p, color_t c, int n_empty) noexcept nogil:
+cdef inline bint may_be_bad_self_atari(const BoardState* b, point_t p, color_t c, int n_empty,
+                                       bint lone_ok) noexcept nogil:
     """False when c's stone at p (an empty point with at most one empty neighbour) surely keeps two
-    liberties or is alone; True means only board.self_atari_size can tell."""
+    liberties, or (lone_ok) is alone; True means only board.self_atari_size can tell."""
     cdef int stride = b.stride
     cdef point_t e = 0
     cdef point_t q, g, other
@@ -260,7 +261,7 @@ cdef inline bint may_be_bad_self_atari(const BoardState* b, point_t p, color_t c
                     return False     # its other liberty and e
         elif b.color[q] == 3 - c and e != 0 and b.groups[b.group[q]].n_libs == 1:
             return False             # a capture frees q, a liberty besides e
-    return has_own                   # a lone stone in atari is allowed
+    return has_own or not lone_ok    # a lone stone in atari may be allowed
 
 
 cdef inline bint is_permitted(BoardState* b, point_t p, color_t c, const PlayoutParams* pp,
@@ -283,8 +284,9 @@ cdef inline bint is_permitted(BoardState* b, point_t p, color_t c, const Playout
         if rolls.useful_self_atari < 0:
             rolls.useful_self_atari = fires(rng, pp.useful_self_atari_rate)
         if rolls.useful_self_atari:
-            return board.self_atari_size(b, p, c) == 0 or is_useful_self_atari(b, p, c)
-    if pp.self_atari_rate <= 0 or not may_be_bad_self_atari(b, p, c, n_empty):
+            return (not may_be_bad_self_atari(b, p, c, n_empty, False) or board.self_atari_size(b, p, c) == 0
+                    or is_useful_self_atari(b, p, c))
+    if pp.self_atari_rate <= 0 or not may_be_bad_self_atari(b, p, c, n_empty, True):
         return True
     if rolls.self_atari < 0:
         rolls.self_atari = fires(rng, pp.self_atari_rate)
@@ -391,8 +393,7 @@ cdef inline int save_moves(const BoardState* b, color_t c, point_t* cand, bint l
 
 cdef inline int ladder_moves(const BoardState* b, color_t c, point_t* cand) noexcept nogil:
     """The ataris catching the last move's block of two liberties in a ladder, and the extensions of
-    c's blocks of two liberties next to the last move that the opponent's atari would catch. The
-    ladder is read only where the extension after the atari would have at most two liberties."""
+    c's blocks of two liberties next to the last move that the opponent's atari would catch."""
     cdef point_t last = b.last_move
     cdef point_t g = b.group[last]
     cdef point_t x, e
@@ -402,18 +403,15 @@ cdef inline int ladder_moves(const BoardState* b, color_t c, point_t* cand) noex
     if b.color[last] == o and b.groups[g].n_libs == 2:
         for k in range(2):
             x = b.groups[g].libs[k]
-            e = b.groups[g].libs[1 - k]
-            if (board.libs_after(b, e, o, 4) <= 3 and board.is_legal(b, x, c)
-                    and is_caught_after(b, x, c, g)):
+            if is_ladder_atari(b, x, c, g):
                 n = add_candidate(cand, n, x)
     for i in range(board.blocks_next_to(b, last, c, 2, blocks)):
         g = blocks[i]
         for k in range(2):
             x = b.groups[g].libs[k]
             e = b.groups[g].libs[1 - k]
-            # extending on x now gives three liberties; after the atari on e it would give two
-            if (board.libs_after(b, x, c, 4) == 3 and board.is_legal(b, e, o)
-                    and is_caught_after(b, e, o, g)):
+            # extending on x now gives three liberties; the atari on e would catch the block
+            if board.libs_after(b, x, c, 4) == 3 and is_ladder_atari(b, e, o, g):
                 n = add_candidate(cand, n, x)
     return n
 
