@@ -17,8 +17,9 @@ Each move takes the first rule that yields an acceptable candidate (each rule fi
 6. 3x3 shapes: an empty 8-neighbour of the last two moves matches a MoGo pattern (Gelly et al. 2006:
    hane, cut1, cut2, edge); one table lookup on the board's `pat3` code.
 7. fill board*: up to FILL_BOARD_TRIES random empty points; play the first whose 8 neighbours are
-   all empty (Pachi's `fillboardtries`): it claims open areas before the random moves fill the
-   edges, which keeps the end of long playouts closer to a real game's territory.
+   all empty (Pachi's `fillboardtries`): a move in open space, away from every stone, is rarely a
+   bad one, where a uniform random move often lands in contact with stones. It is the last rule
+   before the random move, so it plays only where no local rule has a move.
 8. random: scan the free list cyclically from a random index.
 
 Every candidate must pass the same permit: legal, not filling an own one-point eye, and not a
@@ -44,7 +45,7 @@ from engine.rng cimport Rng, rng_seed, rng_below, rng_percent
 from engine.params import PlayoutParams as PyPlayoutParams
 
 cdef enum:
-    MAX_CANDIDATES = 32        # rules 1-3 never propose more (16 pattern points at most)
+    MAX_CANDIDATES = 32        # no rule proposes more (16 pattern points at most)
     RNG_STREAM = 54            # PCG32 stream of playouts run from Python
     FILL_BOARD_TRIES = 4       # random points the fill-board rule looks at per move
 
