@@ -1,6 +1,7 @@
 """Playouts per second: the full search (tree + playouts) by board size and thread count, and raw playouts.
 
     python -m bench.speed [--sizes 9 19] [--seconds S] [--threads 1 2] [--repeats R] [--name SLUG | --out FILE]
+                          [--set playout.KEY=VALUE ...]
 
 Each figure is the median of R timed runs from the empty board (the range is printed beside it), in
 wall-clock playouts/s and, because the machine may be shared, also per CPU-second of this process.
@@ -23,6 +24,7 @@ from pathlib import Path
 
 from bench.records import git_commit, results_folder
 from engine.board import Board
+from engine.config import ConfigError, load_config
 from engine.params import PlayoutParams, SearchParams
 from engine.playout import run_playouts
 from engine.search import Search
@@ -31,9 +33,9 @@ TARGETS = {9: 15000, 19: 4000}       # playouts/s per thread
 RATIO_TARGET = 1.7
 
 
-def time_search(size: int, threads: int, seconds: float, seed: int) -> tuple[float, float]:
+def time_search(size: int, threads: int, seconds: float, seed: int, playout: PlayoutParams) -> tuple[float, float]:
     """(playouts per wall second, per CPU second of this process) of one timed search from the empty board."""
-    search = Search(SearchParams(n_threads=threads, seed=seed), PlayoutParams())
+    search = Search(SearchParams(n_threads=threads, seed=seed), playout)
     search.set_root(Board(size))
     search.run(playouts=200)                       # warm up: the root and first level exist
     search.set_root(Board(size))                   # same position: the tree is kept
@@ -43,9 +45,9 @@ def time_search(size: int, threads: int, seconds: float, seed: int) -> tuple[flo
     return done / wall, done / max(cpu, 1e-9)
 
 
-def time_raw(size: int, seconds: float, seed: int) -> tuple[float, float, float]:
+def time_raw(size: int, seconds: float, seed: int, params: PlayoutParams) -> tuple[float, float, float]:
     """(playouts per wall second, per CPU second, mean length) of playouts without a tree."""
-    board, params = Board(size), PlayoutParams()
+    board = Board(size)
     probe = run_playouts(board, params, 20, seed=seed)
     n = max(20, int(seconds * 20 / max(probe["seconds"], 1e-6)))
     cpu = time.process_time()
@@ -66,16 +68,16 @@ def summary(values: list[float]) -> dict:
     return {"median": statistics.median(values), "min": min(values), "max": max(values), "runs": values}
 
 
-def measure(sizes: list[int], threads: list[int], seconds: float, repeats: int) -> dict:
+def measure(sizes: list[int], threads: list[int], seconds: float, repeats: int, playout: PlayoutParams) -> dict:
     rows = {}
     for size in sizes:
         row = {}
-        raw = [time_raw(size, seconds, seed=r + 1) for r in range(repeats)]
+        raw = [time_raw(size, seconds, seed=r + 1, params=playout) for r in range(repeats)]
         row["raw"] = {"wall": summary([r[0] for r in raw]), "cpu": summary([r[1] for r in raw]),
                       "cpus_used": summary([r[0] / r[1] for r in raw]),
                       "mean_length": statistics.mean(r[2] for r in raw)}
         for n in threads:
-            runs = [time_search(size, n, seconds, seed=r + 1) for r in range(repeats)]
+            runs = [time_search(size, n, seconds, seed=r + 1, playout=playout) for r in range(repeats)]
             row[f"search_{n}"] = {"wall": summary([r[0] for r in runs]), "cpu": summary([r[1] for r in runs]),
                                   "cpus_used": summary([r[0] / r[1] for r in runs])}
         if 1 in threads and 2 in threads:
@@ -119,7 +121,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--repeats", type=int, default=3, help="timed runs per figure (median reported)")
     parser.add_argument("--name", default="default", help="the record's folder: bench/results/speed/NAME/")
     parser.add_argument("--out", type=Path, help="the JSON record (default: speed.json in the --name folder)")
+    parser.add_argument("--set", dest="overrides", action="append", default=[], metavar="playout.KEY=VALUE",
+                        help="a playout policy setting (repeatable), e.g. playout.ladder_rate=100")
     args = parser.parse_args(argv)
+    if any(not o.startswith("playout.") for o in args.overrides):
+        parser.error("--set takes playout.KEY=VALUE settings only")
+    try:
+        playout = load_config(None, args.overrides).playout
+    except ConfigError as e:
+        parser.error(str(e))
     try:
         args.out = args.out or results_folder("speed", args.name) / "speed.json"
     except ValueError as e:
@@ -131,7 +141,7 @@ def main(argv: list[str] | None = None) -> int:
 
     load_before = os.getloadavg()
     started = datetime.datetime.now(datetime.timezone.utc)
-    rows = measure(args.sizes, args.threads, args.seconds, args.repeats)
+    rows = measure(args.sizes, args.threads, args.seconds, args.repeats, playout)
     node_bytes = Search.bytes_per_node()
     print(table(rows, args.threads, node_bytes))
     print(f"cpus: {os.cpu_count()}, load average before: {load_before[0]:.2f}, after: {os.getloadavg()[0]:.2f}")
@@ -145,7 +155,7 @@ def main(argv: list[str] | None = None) -> int:
         "commit": git_commit(),
         "command": " ".join(["python -m bench.speed"] + (sys.argv[1:] if argv is None else argv)),
         "config": {"sizes": args.sizes, "threads": args.threads, "seconds": args.seconds,
-                   "repeats": args.repeats, "search": vars_of(SearchParams()), "playout": vars_of(PlayoutParams())},
+                   "repeats": args.repeats, "search": vars_of(SearchParams()), "playout": vars_of(playout)},
         "node_bytes": node_bytes,
         "memory_1m_nodes_mib": node_bytes * 1_000_000 / 2**20,
         "targets": {"per_thread": TARGETS, "ratio_2_1": RATIO_TARGET},

@@ -72,6 +72,11 @@ BOUNDS: dict[str, Bound] = {
     "playout.save_rate": RATE,
     "playout.pattern_rate": RATE,
     "playout.self_atari_rate": RATE,
+    "playout.ko_rate": RATE,
+    "playout.ladder_rate": RATE,
+    "playout.nakade_rate": RATE,
+    "playout.useful_self_atari_rate": RATE,
+    "playout.fill_board_rate": RATE,
     "playout.max_moves": Bound(0, 1000),   # engine/playout.pxd MAX_PLAYOUT_MOVES
     "time.main_time": NON_NEGATIVE,
     "time.byo_yomi_time": NON_NEGATIVE,

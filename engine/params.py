@@ -29,6 +29,12 @@ class PlayoutParams:
     save_rate: int = 90          # % that save own groups in atari next to the last move, when they can escape
     pattern_rate: int = 100      # % that play a 3x3 shape move around the last two moves
     self_atari_rate: int = 90    # % of checks that refuse self-atari of a group of >= 2 stones
+    # Rules off (0) until a match shows they help (engine/playout.pyx says what each does):
+    ko_rate: int = 0             # % of moves that retake a ko lost in the last 4 moves when it is legal
+    ladder_rate: int = 0         # % of moves that read ladders: no escape into one, ataris that work
+    nakade_rate: int = 0         # % that take the vital point of a 3- to 6-point eye space by the last move
+    useful_self_atari_rate: int = 0  # % of checks that allow a self-atari only as a nakade or throw-in
+    fill_board_rate: int = 0     # % that play a point with 8 empty neighbours before the random move
     max_moves: int = 0           # playout length cap; 0 means 3 * board points
 
 

@@ -1,19 +1,26 @@
 # engine/playout.pxd: the playout policy's Cython contract (bodies in playout.pyx).
 #
-# A playout plays a position to the end with a fast policy in the spirit of MoGo/Pachi "moggy": answer
-# ataris, 3x3 shape moves near the last move, avoid bad self-ataris and own-eye fills, otherwise uniform
-# random among legal non-eye moves. Each rule can be switched off. No hashing/superko, only simple ko.
+# A playout plays a position to the end with a fast policy in the spirit of MoGo/Pachi "moggy": retake
+# kos, answer ataris, read ladders, take the vital point of small eye spaces, 3x3 shape moves near the
+# last move, avoid bad self-ataris and own-eye fills, fill empty areas, otherwise uniform random among
+# legal non-eye moves. Each rule can be switched off. No hashing/superko, only simple ko.
 from engine.board cimport BoardState, point_t, color_t, MAX_POINTS
 from engine.rng cimport Rng
 
 cdef enum:
     MAX_PLAYOUT_MOVES = 1000   # hard cap on the record; params.max_moves is the usual limit
+    KO_AGE = 4                 # a ko taken fewer moves ago than this may be retaken (Pachi's koage)
 
 cdef struct PlayoutParams:     # mirrors engine.params.PlayoutParams (see there for meanings)
     int capture_rate           # % of moves that try to capture the last move's group in atari
     int save_rate              # % that try to save own groups put in atari by the last move
     int pattern_rate           # % that try 3x3 shape moves around the last two moves
     int self_atari_rate        # % of checks that refuse self-atari of groups of >= 2 stones
+    int ko_rate                # % of moves that retake a ko lost in the last KO_AGE moves
+    int ladder_rate            # % of moves that read ladders: no escape into one, atari into a working one
+    int nakade_rate            # % that play the vital point of a 3- to 6-point eye space next to the last move
+    int useful_self_atari_rate # % of checks that allow a self-atari only as a nakade or a throw-in
+    int fill_board_rate        # % that try a point with 8 empty neighbours before the random move
     int max_moves              # playout length limit (moves beyond the starting position)
 
 cdef struct PlayoutRecord:     # what the search needs for AMAF updates and ownership

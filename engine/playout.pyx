@@ -1,18 +1,32 @@
 """The playout policy: plays a position to the end, fast, in the spirit of MoGo/Pachi "moggy".
 
 Each move takes the first rule that yields an acceptable candidate (each rule fires with its rate in
-`PlayoutParams`, 0 switches it off):
+`PlayoutParams`, 0 switches it off; the rules marked * are off by default):
 
-1. capture: the opponent's last move left its group in atari: take it.
-2. save: an own group next to the last move is in atari: capture an opponent group in atari next to
-   it, or extend on its liberty when that leaves >= 2 liberties.
-3. 3x3 shapes: an empty 8-neighbour of the last two moves matches a MoGo pattern (Gelly et al. 2006:
+1. ko*: the opponent took a ko fewer than KO_AGE moves ago and we may retake it now: retake (Pachi's
+   moggy `korate`). A playout otherwise rarely comes back to a ko after the threat and its answer.
+2. capture: the opponent's last move left its group in atari: take it.
+3. save: an own group next to the last move is in atari: capture an opponent group in atari next to
+   it, or extend on its liberty when that leaves >= 2 liberties (with the ladder rule*: and when the
+   extended group is not caught in a ladder, so the playout does not run out a dead ladder).
+4. ladder*: the last move's group has two liberties and an atari catches it in a ladder: play that
+   atari; an own group next to the last move has two liberties and the opponent's atari would
+   catch it: extend (Pachi's 2-liberty check with its ladder test; engine/policy_ladder.pxd).
+5. nakade*: an empty region next to the last move is an eye space of 3 to 6 points with a vital
+   point: take it, whichever side owns it (engine/policy_eyes.pxd).
+6. 3x3 shapes: an empty 8-neighbour of the last two moves matches a MoGo pattern (Gelly et al. 2006:
    hane, cut1, cut2, edge); one table lookup on the board's `pat3` code.
-4. random: scan the free list cyclically from a random index.
+7. fill board*: up to FILL_BOARD_TRIES random empty points; play the first whose 8 neighbours are
+   all empty (Pachi's `fillboardtries`): a move in open space, away from every stone, is rarely a
+   bad one, where a uniform random move often lands in contact with stones. It is the last rule
+   before the random move, so it plays only where no local rule has a move.
+8. random: scan the free list cyclically from a random index.
 
 Every candidate must pass the same permit: legal, not filling an own one-point eye, and not a
-self-atari that leaves >= 2 stones in atari (a lone stone may be a throw-in or a nakade). No heap,
-no Python and no GIL on the hot path; the position is changed in place.
+self-atari that leaves >= 2 stones in atari (a lone stone may be a throw-in or a nakade). With the
+useful-self-atari rule* the permit instead judges every self-atari, lone stones too, by its use: it
+is allowed only as a nakade or a throw-in (Pachi's `is_bad_selfatari`). No heap, no Python and no
+GIL on the hot path; the position is changed in place.
 """
 import itertools
 import time
@@ -24,13 +38,27 @@ from libc.string cimport memset
 
 from engine cimport board
 from engine.board cimport BoardState, Board, point_t, color_t, EMPTY, BLACK, WHITE, EDGE, PASS, MAX_POINTS
+from engine.policy_eyes cimport is_useful_self_atari, vital_point
+from engine.policy_ladder cimport is_caught_after, is_ladder_atari
 from engine.rng cimport Rng, rng_seed, rng_below, rng_percent
 
 from engine.params import PlayoutParams as PyPlayoutParams
 
 cdef enum:
-    MAX_CANDIDATES = 32        # rules 1-3 never propose more (16 pattern points at most)
+    MAX_CANDIDATES = 32        # no rule proposes more (16 pattern points at most)
     RNG_STREAM = 54            # PCG32 stream of playouts run from Python
+    FILL_BOARD_TRIES = 4       # random points the fill-board rule looks at per move
+
+
+cdef struct KoMemory:          # the last ko taken in this playout
+    point_t point              # where the captured stone stood (NO_POINT: none yet)
+    int move_number            # b.move_number just after the capture
+    color_t color              # the side whose stone was taken, which may retake
+
+
+cdef struct Rolls:             # a move's permit rolls, drawn once per move when first needed (-1: not yet)
+    int self_atari
+    int useful_self_atari
 
 
 # --- 3x3 pattern table -------------------------------------------------------------------------------
@@ -148,6 +176,55 @@ def pat3_table() -> np.ndarray:
                      for code in range(1 << 16)], dtype=np.uint8)
 
 
+# One bit per pat3 code: the empty region of the centre, as far as its 3x3 neighbourhood shows it, has
+# at most 6 points and touches one colour only, so it may be a small eye space (the nakade rule floods
+# only then; a point in open space is rejected by one lookup).
+cdef uint64_t SMALL_SPACE_BITS[1024]    # zero at load (a C global)
+
+# pat3 neighbour k (0 NW, 1 N, 2 NE, 3 W, 4 E, 5 SW, 6 S, 7 SE): the orthogonal ones, and for each the
+# two diagonals next to it
+cdef int ORTHOGONAL[4]
+ORTHOGONAL[:] = [1, 3, 4, 6]
+cdef int BESIDE[4][2]
+BESIDE[0][:] = [0, 2]
+BESIDE[1][:] = [0, 5]
+BESIDE[2][:] = [2, 7]
+BESIDE[3][:] = [5, 7]
+
+
+cdef void _install_small_space_bits() noexcept nogil:
+    cdef int code, i, j, x, size, touches
+    cdef bint seen[8]
+    for code in range(1 << 16):
+        size = 1
+        touches = 0
+        for j in range(8):
+            seen[j] = False
+        for i in range(4):
+            x = (code >> (2 * ORTHOGONAL[i])) & 3
+            if x != EMPTY:
+                touches |= 1 << x
+                continue
+            size += 1
+            for j in range(2):
+                x = (code >> (2 * BESIDE[i][j])) & 3
+                if x == EMPTY:
+                    if not seen[BESIDE[i][j]]:
+                        seen[BESIDE[i][j]] = True
+                        size += 1
+                else:
+                    touches |= 1 << x
+        if size <= 6 and (touches & 6) != 6:
+            SMALL_SPACE_BITS[code >> 6] |= (<uint64_t>1) << (code & 63)
+
+
+_install_small_space_bits()
+
+
+cdef inline bint may_be_small_space(uint16_t code) noexcept nogil:
+    return (SMALL_SPACE_BITS[code >> 6] >> (code & 63)) & 1
+
+
 # --- the policy (no GIL) ---------------------------------------------------------------------------
 
 cdef inline bint fires(Rng* rng, int rate) noexcept nogil:
@@ -157,9 +234,10 @@ cdef inline bint fires(Rng* rng, int rate) noexcept nogil:
     return rate >= 100 or rng_percent(rng, rate)
 
 
-cdef inline bint may_be_bad_self_atari(const BoardState* b, point_t p, color_t c, int n_empty) noexcept nogil:
+cdef inline bint may_be_bad_self_atari(const BoardState* b, point_t p, color_t c, int n_empty,
+                                       bint lone_ok) noexcept nogil:
     """False when c's stone at p (an empty point with at most one empty neighbour) surely keeps two
-    liberties or is alone; True means only board.self_atari_size can tell."""
+    liberties, or (lone_ok) is alone; True means only board.self_atari_size can tell."""
     cdef int stride = b.stride
     cdef point_t e = 0
     cdef point_t q, g, other
@@ -184,13 +262,14 @@ cdef inline bint may_be_bad_self_atari(const BoardState* b, point_t p, color_t c
                     return False     # its other liberty and e
         elif b.color[q] == 3 - c and e != 0 and b.groups[b.group[q]].n_libs == 1:
             return False             # a capture frees q, a liberty besides e
-    return has_own                   # a lone stone in atari is allowed
+    return has_own or not lone_ok    # a lone stone in atari may be allowed
 
 
 cdef inline bint is_permitted(BoardState* b, point_t p, color_t c, const PlayoutParams* pp,
-                              int* sa_roll, Rng* rng) noexcept nogil:
+                              Rolls* rolls, Rng* rng) noexcept nogil:
     """Legal, not an own one-point eye, not a self-atari of >= 2 stones (checked self_atari_rate % of
-    moves: *sa_roll caches this move's roll, -1 until drawn)."""
+    moves), or with the useful-self-atari rule not a self-atari unless a nakade or a throw-in. rolls
+    caches this move's rolls."""
     cdef int n_empty
     if b.color[p] != EMPTY:
         return False
@@ -202,25 +281,31 @@ cdef inline bint is_permitted(BoardState* b, point_t p, color_t c, const Playout
             return False
         if not board.is_legal(b, p, c):
             return False
-    if pp.self_atari_rate <= 0 or not may_be_bad_self_atari(b, p, c, n_empty):
+    if pp.useful_self_atari_rate > 0:
+        if rolls.useful_self_atari < 0:
+            rolls.useful_self_atari = fires(rng, pp.useful_self_atari_rate)
+        if rolls.useful_self_atari:
+            return (not may_be_bad_self_atari(b, p, c, n_empty, False) or board.self_atari_size(b, p, c) == 0
+                    or is_useful_self_atari(b, p, c))
+    if pp.self_atari_rate <= 0 or not may_be_bad_self_atari(b, p, c, n_empty, True):
         return True
-    if sa_roll[0] < 0:
-        sa_roll[0] = fires(rng, pp.self_atari_rate)
-    return sa_roll[0] == 0 or board.self_atari_size(b, p, c) < 2
+    if rolls.self_atari < 0:
+        rolls.self_atari = fires(rng, pp.self_atari_rate)
+    return rolls.self_atari == 0 or board.self_atari_size(b, p, c) < 2
 
 
 cdef inline point_t pick_permitted(BoardState* b, const point_t* cand, int n, color_t c,
-                                   const PlayoutParams* pp, int* sa_roll, Rng* rng) noexcept nogil:
+                                   const PlayoutParams* pp, Rolls* rolls, Rng* rng) noexcept nogil:
     """A permitted candidate, scanning cyclically from a random one; NO_POINT if none."""
     cdef int i, start
     if n == 0:
         return board.NO_POINT
     start = 0 if n == 1 else <int>rng_below(rng, n)
     for i in range(start, n):
-        if is_permitted(b, cand[i], c, pp, sa_roll, rng):
+        if is_permitted(b, cand[i], c, pp, rolls, rng):
             return cand[i]
     for i in range(start):
-        if is_permitted(b, cand[i], c, pp, sa_roll, rng):
+        if is_permitted(b, cand[i], c, pp, rolls, rng):
             return cand[i]
     return board.NO_POINT
 
@@ -235,6 +320,26 @@ cdef inline int add_candidate(point_t* cand, int n, point_t p) noexcept nogil:
         cand[n] = p
         n += 1
     return n
+
+
+cdef inline point_t ko_retake(const BoardState* b, color_t c, const KoMemory* ko) noexcept nogil:
+    """The point retaking the ko c lost fewer than KO_AGE moves ago, when it is legal and captures
+    now; else NO_POINT."""
+    cdef point_t blocks[4]
+    if (ko.point == board.NO_POINT or ko.color != c or b.move_number - ko.move_number >= KO_AGE
+            or not board.is_legal(b, ko.point, c)):
+        return board.NO_POINT
+    if board.blocks_next_to(b, ko.point, 3 - c, 1, blocks) == 0:
+        return board.NO_POINT
+    return ko.point
+
+
+cdef inline void remember_ko(const BoardState* b, KoMemory* ko) noexcept nogil:
+    """After a move: when it took a ko, remember where and for whom."""
+    if b.ko_point != board.NO_POINT:
+        ko.point = b.ko_point
+        ko.move_number = b.move_number
+        ko.color = b.to_play
 
 
 cdef inline point_t capture_move(const BoardState* b, color_t c) noexcept nogil:
@@ -261,9 +366,19 @@ cdef inline int add_counter_captures(const BoardState* b, point_t g, color_t c, 
     return n
 
 
-cdef inline int save_moves(const BoardState* b, color_t c, point_t* cand) noexcept nogil:
+cdef inline bint is_escape(const BoardState* b, point_t lib, color_t c, point_t g, bint ladders) noexcept nogil:
+    """c's extension of the block g in atari on its liberty lib leaves >= 2 liberties (with ladders:
+    and, when exactly two, the block is not then caught in a ladder)."""
+    cdef int libs
+    if not ladders:
+        return board.libs_after(b, lib, c, 2) >= 2
+    libs = board.libs_after(b, lib, c, 3)
+    return libs >= 3 or (libs == 2 and not is_caught_after(b, lib, c, g))
+
+
+cdef inline int save_moves(const BoardState* b, color_t c, point_t* cand, bint ladders) noexcept nogil:
     """Candidates saving c's groups next to the last move that are in atari: counter-captures, and the
-    extension when it leaves >= 2 liberties."""
+    extension when it escapes (is_escape)."""
     cdef point_t g, lib
     cdef point_t blocks[4]
     cdef int n = 0, i
@@ -272,9 +387,64 @@ cdef inline int save_moves(const BoardState* b, color_t c, point_t* cand) noexce
         g = blocks[i]
         n = add_counter_captures(b, g, c, cand, n)
         lib = b.groups[g].libs[0]
-        if board.libs_after(b, lib, c, 2) >= 2:
+        if is_escape(b, lib, c, g, ladders):
             n = add_candidate(cand, n, lib)
     return n
+
+
+cdef inline int ladder_moves(const BoardState* b, color_t c, point_t* cand) noexcept nogil:
+    """The ataris catching the last move's block of two liberties in a ladder, and the extensions of
+    c's blocks of two liberties next to the last move that the opponent's atari would catch."""
+    cdef point_t last = b.last_move
+    cdef point_t g = b.group[last]
+    cdef point_t x, e
+    cdef point_t blocks[4]
+    cdef color_t o = 3 - c
+    cdef int n = 0, i, k
+    if b.color[last] == o and b.groups[g].n_libs == 2:
+        for k in range(2):
+            x = b.groups[g].libs[k]
+            if is_ladder_atari(b, x, c, g):
+                n = add_candidate(cand, n, x)
+    for i in range(board.blocks_next_to(b, last, c, 2, blocks)):
+        g = blocks[i]
+        for k in range(2):
+            x = b.groups[g].libs[k]
+            e = b.groups[g].libs[1 - k]
+            # extending on x now gives three liberties; the atari on e would catch the block
+            if board.libs_after(b, x, c, 4) == 3 and is_ladder_atari(b, e, o, g):
+                n = add_candidate(cand, n, x)
+    return n
+
+
+cdef inline int nakade_moves(const BoardState* b, point_t* cand) noexcept nogil:
+    """The vital points of the eye spaces of 3 to 6 points next to the last move."""
+    cdef point_t last = b.last_move
+    cdef point_t q, v
+    cdef int d[4]
+    cdef int k, n = 0
+    board.nbrs4(b.stride, d)
+    for k in range(4):
+        q = last + d[k]
+        if b.color[q] == EMPTY and may_be_small_space(b.pat3[q]):
+            v = vital_point(b, q)
+            if v != board.NO_POINT:
+                n = add_candidate(cand, n, v)
+    return n
+
+
+cdef inline point_t fill_board_move(const BoardState* b, Rng* rng) noexcept nogil:
+    """A random empty point whose 8 neighbours are empty (pat3 code 0), after FILL_BOARD_TRIES tries;
+    else NO_POINT. Such a point is legal, no eye and no self-atari for either side."""
+    cdef int i
+    cdef point_t p
+    if b.n_free == 0:
+        return board.NO_POINT
+    for i in range(FILL_BOARD_TRIES):
+        p = b.free_pts[rng_below(rng, b.n_free)]
+        if b.pat3[p] == 0:
+            return p
+    return board.NO_POINT
 
 
 cdef inline int pattern_moves(const BoardState* b, color_t c, point_t* cand) noexcept nogil:
@@ -303,7 +473,7 @@ cdef inline int pattern_moves(const BoardState* b, color_t c, point_t* cand) noe
     return n
 
 
-cdef inline point_t random_move(BoardState* b, color_t c, const PlayoutParams* pp, int* sa_roll,
+cdef inline point_t random_move(BoardState* b, color_t c, const PlayoutParams* pp, Rolls* rolls,
                                 Rng* rng) noexcept nogil:
     """The first permitted point of the free list from a random index on; PASS if none."""
     cdef int n = b.n_free
@@ -314,37 +484,85 @@ cdef inline point_t random_move(BoardState* b, color_t c, const PlayoutParams* p
     start = <int>rng_below(rng, n)
     for i in range(start, n):
         p = b.free_pts[i]
-        if is_permitted(b, p, c, pp, sa_roll, rng):
+        if is_permitted(b, p, c, pp, rolls, rng):
             return p
     for i in range(start):
         p = b.free_pts[i]
-        if is_permitted(b, p, c, pp, sa_roll, rng):
+        if is_permitted(b, p, c, pp, rolls, rng):
             return p
     return PASS
 
 
-cdef point_t choose_move(BoardState* b, const PlayoutParams* pp, Rng* rng) noexcept nogil:
+cdef enum:                     # the rules that propose candidate lists, in the order they are tried
+    RULE_SAVE
+    RULE_LADDER
+    RULE_NAKADE
+    RULE_PATTERN
+
+
+cdef inline int rule_rate(const PlayoutParams* pp, int rule) noexcept nogil:
+    if rule == RULE_SAVE:
+        return pp.save_rate
+    if rule == RULE_LADDER:
+        return pp.ladder_rate
+    if rule == RULE_NAKADE:
+        return pp.nakade_rate
+    return pp.pattern_rate
+
+
+cdef inline int rule_moves(int rule, const BoardState* b, color_t c, point_t* cand, const PlayoutParams* pp,
+                           Rng* rng) noexcept nogil:
+    """The rule's candidates into cand; their count. The save rule reads ladders ladder_rate % of moves."""
+    if rule == RULE_SAVE:
+        return save_moves(b, c, cand, fires(rng, pp.ladder_rate))
+    if rule == RULE_LADDER:
+        return ladder_moves(b, c, cand)
+    if rule == RULE_NAKADE:
+        return nakade_moves(b, cand)
+    return pattern_moves(b, c, cand)
+
+
+cdef point_t choose(BoardState* b, const PlayoutParams* pp, Rng* rng, const KoMemory* ko) noexcept nogil:
+    """choose_move with the playout's ko memory (NULL: none)."""
     cdef color_t c = b.to_play
-    cdef int sa_roll = -1
+    cdef Rolls rolls
     cdef point_t cand[MAX_CANDIDATES]
     cdef point_t p
-    cdef int n
+    cdef int n, rule
+    rolls.self_atari = -1
+    rolls.useful_self_atari = -1
+    if ko != NULL and ko.point != board.NO_POINT and fires(rng, pp.ko_rate):
+        p = ko_retake(b, c, ko)
+        if p != board.NO_POINT and is_permitted(b, p, c, pp, &rolls, rng):
+            return p
     if b.last_move > 0:
         if fires(rng, pp.capture_rate):
             p = capture_move(b, c)
-            if p != board.NO_POINT and is_permitted(b, p, c, pp, &sa_roll, rng):
+            if p != board.NO_POINT and is_permitted(b, p, c, pp, &rolls, rng):
                 return p
-        if fires(rng, pp.save_rate):
-            n = save_moves(b, c, cand)
-            p = pick_permitted(b, cand, n, c, pp, &sa_roll, rng)
+    for rule in range(RULE_SAVE, RULE_PATTERN + 1):
+        if (b.last_move > 0 or (rule == RULE_PATTERN and b.last_move2 > 0)) and fires(rng, rule_rate(pp, rule)):
+            n = rule_moves(rule, b, c, cand, pp, rng)
+            p = pick_permitted(b, cand, n, c, pp, &rolls, rng)
             if p != board.NO_POINT:
                 return p
-    if (b.last_move > 0 or b.last_move2 > 0) and fires(rng, pp.pattern_rate):
-        n = pattern_moves(b, c, cand)
-        p = pick_permitted(b, cand, n, c, pp, &sa_roll, rng)
+    if fires(rng, pp.fill_board_rate):
+        p = fill_board_move(b, rng)
         if p != board.NO_POINT:
             return p
-    return random_move(b, c, pp, &sa_roll, rng)
+    return random_move(b, c, pp, &rolls, rng)
+
+
+cdef point_t choose_move(BoardState* b, const PlayoutParams* pp, Rng* rng) noexcept nogil:
+    return choose(b, pp, rng, NULL)
+
+
+cdef inline void start_ko_memory(const BoardState* b, KoMemory* ko) noexcept nogil:
+    """Empty, or the ko of the starting position when it has one."""
+    ko.point = board.NO_POINT
+    ko.move_number = 0
+    ko.color = EMPTY
+    remember_ko(b, ko)
 
 
 cdef float run(BoardState* b, const PlayoutParams* pp, Rng* rng, PlayoutRecord* rec) noexcept nogil:
@@ -352,14 +570,17 @@ cdef float run(BoardState* b, const PlayoutParams* pp, Rng* rng, PlayoutRecord* 
     cdef int i = 0
     cdef point_t p
     cdef color_t c
+    cdef KoMemory ko
+    start_ko_memory(b, &ko)
     if max_moves <= 0:
         max_moves = 3 * b.size * b.size
     if max_moves > MAX_PLAYOUT_MOVES:
         max_moves = MAX_PLAYOUT_MOVES
     while i < max_moves and b.n_passes < 2:
         c = b.to_play
-        p = choose_move(b, pp, rng)
+        p = choose(b, pp, rng, &ko)
         board.play(b, p, c)
+        remember_ko(b, &ko)
         if rec != NULL:
             rec.moves[i] = p
             rec.colors[i] = c
@@ -371,13 +592,16 @@ cdef float run(BoardState* b, const PlayoutParams* pp, Rng* rng, PlayoutRecord* 
 
 # --- Python API --------------------------------------------------------------------------------------
 
+RATES = ("capture_rate", "save_rate", "pattern_rate", "self_atari_rate", "ko_rate", "ladder_rate",
+         "nakade_rate", "useful_self_atari_rate", "fill_board_rate")
+
 cpdef PlayoutParams make_params(object p, int size) except *:
     """The C parameters for engine.params.PlayoutParams p on a size x size board (max_moves 0 becomes
     3 * size * size, capped at MAX_PLAYOUT_MOVES). Raises ValueError on a bad value."""
     cdef PlayoutParams pp
     if not 2 <= size <= board.MAX_SIZE:
         raise ValueError(f"board size must be 2..{board.MAX_SIZE}, got {size}")
-    for name in ("capture_rate", "save_rate", "pattern_rate", "self_atari_rate", "max_moves"):
+    for name in RATES + ("max_moves",):
         if not hasattr(p, name):
             raise TypeError(f"playout params need a '{name}' field, got {type(p).__name__}")
         value = getattr(p, name)
@@ -391,6 +615,11 @@ cpdef PlayoutParams make_params(object p, int size) except *:
     pp.save_rate = p.save_rate
     pp.pattern_rate = p.pattern_rate
     pp.self_atari_rate = p.self_atari_rate
+    pp.ko_rate = p.ko_rate
+    pp.ladder_rate = p.ladder_rate
+    pp.nakade_rate = p.nakade_rate
+    pp.useful_self_atari_rate = p.useful_self_atari_rate
+    pp.fill_board_rate = p.fill_board_rate
     pp.max_moves = min(p.max_moves or 3 * size * size, MAX_PLAYOUT_MOVES)
     return pp
 
@@ -485,11 +714,25 @@ def run_playout(board: Board, params: PyPlayoutParams, seed: int = 1) -> tuple:
     return out, score, [rec.moves[i] for i in range(rec.n_moves)]
 
 
-def playout_move(board: Board, params: PyPlayoutParams, seed: int = 1) -> int:
-    """The policy's move for board.to_play (a point, or PASS); board is not changed."""
+cdef int _play_moves(BoardState* s, KoMemory* ko, object moves) except -1:
+    """Play moves (points) on s in turn, remembering kos as run does; ValueError on an illegal one."""
+    start_ko_memory(s, ko)
+    for m in moves:
+        if board.play_checked(s, m, s.to_play) < 0:
+            raise ValueError(f"illegal move {m} in moves")
+        remember_ko(s, ko)
+    return 0
+
+
+def playout_move(board: Board, params: PyPlayoutParams, seed: int = 1, moves: tuple = ()) -> int:
+    """The policy's move for board.to_play (a point, or PASS) after `moves` (points, played in turn
+    from board.to_play and legal) are played on a copy as a playout plays them: the ko rule sees a ko
+    taken among them. board is not changed."""
     cdef Board bd = _check_board(board)
     cdef PlayoutParams pp = make_params(params, bd.s.size)
     cdef Rng rng
     cdef BoardState s = bd.s
+    cdef KoMemory ko
+    _play_moves(&s, &ko, moves)
     rng_seed(&rng, _check_seed(seed), RNG_STREAM)
-    return choose_move(&s, &pp, &rng)
+    return choose(&s, &pp, &rng, &ko)
