@@ -1,0 +1,12 @@
+"""The `spt` prior: Tidwell's (2012) forests of spatial probability trees.
+
+- `_kernels`  the hot loops (Cython): cell codes, summed-area tables, window counts, split scores, the
+              forest's table of a board (nogil)
+- `growth`    local examples and GrowSPT: one tree from a pool of positions
+- `model`     `SPTPrior` (registered as "spt") and `SPTHyperparameters`, the `spt` section of a training config
+- `train`     the growing step `priors.train` runs: the pool of training positions, a progress bar per
+              tree, each tree kept on disk as it finishes so that a run resumes
+"""
+from priors.spt.model import SPTHyperparameters, SPTPrior
+
+__all__ = ["SPTHyperparameters", "SPTPrior"]
