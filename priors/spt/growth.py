@@ -148,10 +148,10 @@ def symmetrize(cells: np.ndarray) -> np.ndarray:
 
 
 def grow(X: np.ndarray, outcome: np.ndarray, hyper, rng: np.random.Generator) -> Tree:
-    """GrowSPT (Alg 4.10) over every example of X; `hyper` gives w_p, d, m, s, windows, symmetric, min_gain."""
+    """GrowSPT (Alg 4.10) over every example of X; `hyper` gives w_p, d, m, s, windows, leaves, min_gain."""
     n_cat = hyper.w_p * hyper.w_p + 1
     types, halves = question_columns(hyper.windows)
-    b = _Builder(n_cat, hyper.w_p, hyper.symmetric)
+    b = _Builder(n_cat, hyper.w_p, hyper.leaves == "symmetric")
 
     def node(idx: np.ndarray, depth: int) -> int:
         if depth < hyper.d and len(idx) > hyper.m:

@@ -9,7 +9,7 @@ that is divided by the coverage C(p) and normalised (§4.3); a forest is the mea
 (§4.6). The prior then keeps the legal points, and mixes in `floor` of the uniform distribution over
 the legal moves and pass so that no legal move has probability 0.
 
-Leaf tables are averaged over the 8 symmetries of the square (`symmetric`): the counting questions
+Leaf tables are averaged over the 8 symmetries of the square (`leaves: symmetric`): the counting questions
 cannot tell them apart, so with symmetric leaves a rotated board gives the rotated distribution.
 """
 from __future__ import annotations
@@ -26,6 +26,7 @@ from priors.spt import _kernels
 from priors.spt.growth import Pool, Tree, grow_tree
 
 MODEL_VERSION = 1
+LEAVES = ("symmetric", "oriented")
 FOREST_KEYS = ("type", "half", "threshold", "yes", "no", "leaf", "tables", "roots")
 DTYPES = {"type": np.int8, "half": np.int8, "threshold": np.int16, "yes": np.int32, "no": np.int32,
           "leaf": np.int32, "tables": np.float64, "roots": np.int32}
@@ -49,7 +50,7 @@ class SPTHyperparameters:
     n: int = 300                           # board positions per tree, drawn from the pool
     n_trees: int = 1                       # forest size K
     windows: tuple = (1, 3, 5, 7, 9)       # question windows w_q, drawn uniformly
-    symmetric: bool = True                 # leaf tables averaged over the 8 symmetries
+    leaves: str = "symmetric"              # symmetric: leaf tables averaged over the 8 symmetries; oriented
     min_gain: float = 0.0                  # LR a split must exceed (the thesis: any LR > 0)
     floor: float = 0.001                   # share of the uniform distribution mixed into the prior
     seed: int = 1
@@ -64,7 +65,7 @@ class SPTHyperparameters:
             (_is_int(self.n_trees) and self.n_trees >= 1, "n_trees", "an integer >= 1"),
             (len(self.windows) > 0 and all(_odd(w, _kernels.MAX_HALF * 2 + 1) for w in self.windows),
              "windows", "odd window sizes in 1..9"),
-            (isinstance(self.symmetric, bool), "symmetric", "true or false"),
+            (self.leaves in LEAVES, "leaves", f"one of {', '.join(LEAVES)}"),
             (isinstance(self.min_gain, numbers.Real) and self.min_gain >= 0, "min_gain", "a number >= 0"),
             (isinstance(self.floor, numbers.Real) and 0 < self.floor < 1, "floor", "a number in (0, 1)"),
             (_is_int(self.seed) and self.seed >= 0, "seed", "an integer >= 0"),
@@ -150,7 +151,7 @@ class SPTPrior(Prior):
         `on_tree(k, tree)` after each tree grown here."""
         if len(pool) == 0:
             raise ValueError("no positions to grow trees from")
-        grown = grown or {}
+        grown = {} if grown is None else grown
         trees = []
         for k in range(self.hyper.n_trees):
             if k not in grown:
