@@ -24,8 +24,8 @@ cdef enum:
     PAD = 4                  # off-board cells around the board: windows up to MAX_WINDOW
     MAX_WINDOW = 9
     MAX_SIDE = 34            # MAX_SIZE + 2 * PAD + 1: side of a summed-area table
-    N_TYPES = 14
-    N_CODES = 13
+    N_TYPES = 16
+    N_CODES = 21
     N_CAT_MAX = 82           # MAX_WINDOW^2 cells and NULL: the outcomes of a leaf
 
 # Cell codes: EDGE off the board; an empty point with its capture flags; a stone by owner and liberties.
@@ -34,11 +34,16 @@ cdef enum:
     C_EMPTY = 1              # + 1 if the side to move captures by playing here, + 2 if the opponent does
     C_OWN = 5                # + min(liberties, 4) - 1
     C_OPP = 9
+    C_LAST = 13              # + min(liberties, 4) - 1: the opponent's stone played last
+    C_LAST2 = 17             # ... the own stone played before it
 
+# The thesis's types come first; a model that draws its questions from the first k types reads them alone.
 TYPES = ("edge", "empty", "own", "opponent",
          "own_lib1", "own_lib2", "own_lib3", "own_lib4+",
          "opp_lib1", "opp_lib2", "opp_lib3", "opp_lib4+",
-         "capture", "opp_capture")
+         "capture", "opp_capture",
+         "last", "last2")
+N_THESIS_TYPES = 14
 
 cdef uint16_t TYPE_BITS[N_CODES]   # bit t set when code c satisfies type t
 
@@ -54,6 +59,8 @@ cdef void init_types():
     for k in range(4):
         TYPE_BITS[C_OWN + k] = (1 << 2) | (1 << (4 + k))
         TYPE_BITS[C_OPP + k] = (1 << 3) | (1 << (8 + k))
+        TYPE_BITS[C_LAST + k] = TYPE_BITS[C_OPP + k] | (1 << 14)
+        TYPE_BITS[C_LAST2 + k] = TYPE_BITS[C_OWN + k] | (1 << 15)
 
 
 init_types()
@@ -75,7 +82,7 @@ cdef inline bint in_atari_next_to(const BoardState* b, int p, uint8_t c) noexcep
 cdef void board_codes(const BoardState* b, uint8_t to_play, uint8_t* out) noexcept nogil:
     """The cell code of every point of b (N*N, row-major) for the side to_play."""
     cdef int n = b.size, row, col, p, libs
-    cdef uint8_t other = 3 - to_play, c
+    cdef uint8_t other = 3 - to_play, c, code
     for row in range(n):
         for col in range(n):
             p = point_at(b, row, col)
@@ -84,7 +91,11 @@ cdef void board_codes(const BoardState* b, uint8_t to_play, uint8_t* out) noexce
                 out[row * n + col] = C_EMPTY + in_atari_next_to(b, p, other) + 2 * in_atari_next_to(b, p, to_play)
             else:
                 libs = b.groups[b.group[p]].n_libs
-                out[row * n + col] = (C_OWN if c == to_play else C_OPP) + (libs if libs < 4 else 4) - 1
+                if c == to_play:
+                    code = C_LAST2 if p == b.last_move2 else C_OWN
+                else:
+                    code = C_LAST if p == b.last_move else C_OPP
+                out[row * n + col] = code + (libs if libs < 4 else 4) - 1
 
 
 cdef void build_tables(const uint8_t* codes, int n, int16_t* sat) noexcept nogil:

@@ -59,9 +59,8 @@ class Tree:
         return len(self.leaf)
 
 
-def question_columns(windows: tuple) -> tuple[np.ndarray, np.ndarray]:
-    """(type, half) of every question column: each type with each window size."""
-    n_types = len(_kernels.TYPES)
+def question_columns(windows: tuple, n_types: int = _kernels.N_THESIS_TYPES) -> tuple[np.ndarray, np.ndarray]:
+    """(type, half) of every question column: each of the first n_types types with each window size."""
     halves = [(w - 1) // 2 for w in windows]
     types = np.repeat(np.arange(n_types, dtype=np.int8), len(halves))
     return types, np.tile(np.array(halves, dtype=np.int8), n_types)
@@ -87,9 +86,10 @@ def local_examples(pool: Pool, w_p: int, rng: np.random.Generator) -> tuple[np.n
     return np.concatenate(out_pos), np.concatenate(out_focus), np.concatenate(out_outcome)
 
 
-def example_features(pool: Pool, position: np.ndarray, focus: np.ndarray, windows: tuple) -> np.ndarray:
+def example_features(pool: Pool, position: np.ndarray, focus: np.ndarray, windows: tuple,
+                     n_types: int = _kernels.N_THESIS_TYPES) -> np.ndarray:
     """X[e, q]: the count of question column q at example e (uint8)."""
-    types, halves = question_columns(windows)
+    types, halves = question_columns(windows, n_types)
     X = np.empty((len(focus), len(types)), dtype=np.uint8)
     _kernels.example_counts(np.ascontiguousarray(pool.codes), pool.size, position, focus, types, halves, X)
     return X
@@ -148,9 +148,9 @@ def symmetrize(cells: np.ndarray) -> np.ndarray:
 
 
 def grow(X: np.ndarray, outcome: np.ndarray, hyper, rng: np.random.Generator) -> Tree:
-    """GrowSPT (Alg 4.10) over every example of X; `hyper` gives w_p, d, m, s, windows, leaves, min_gain."""
+    """GrowSPT (Alg 4.10) over every example of X; `hyper` gives w_p, d, m, s, windows, types, leaves, min_gain."""
     n_cat = hyper.w_p * hyper.w_p + 1
-    types, halves = question_columns(hyper.windows)
+    types, halves = question_columns(hyper.windows, len(hyper.types))
     b = _Builder(n_cat, hyper.w_p, hyper.leaves == "symmetric")
 
     def node(idx: np.ndarray, depth: int) -> int:
@@ -175,5 +175,5 @@ def grow_tree(pool: Pool, hyper, rng: np.random.Generator) -> Tree:
     rows = np.sort(rng.choice(len(pool), size=min(hyper.n, len(pool)), replace=False))
     sample = pool.subset(rows)
     position, focus, outcome = local_examples(sample, hyper.w_p, rng)
-    X = example_features(sample, position, focus, hyper.windows)
+    X = example_features(sample, position, focus, hyper.windows, len(hyper.types))
     return grow(X, outcome, hyper, rng)

@@ -50,6 +50,8 @@ class SPTHyperparameters:
     n: int = 300                           # board positions per tree, drawn from the pool
     n_trees: int = 1                       # forest size K
     windows: tuple = (1, 3, 5, 7, 9)       # question windows w_q, drawn uniformly
+    last_moves: int = 0                    # 1 or 2 adds the types "last" (the opponent's last stone) and
+                                           # "last2" (the own stone before it) to the thesis's 14
     leaves: str = "symmetric"              # symmetric: leaf tables averaged over the 8 symmetries; oriented
     min_gain: float = 0.0                  # LR a split must exceed (the thesis: any LR > 0)
     floor: float = 0.001                   # share of the uniform distribution mixed into the prior
@@ -66,6 +68,7 @@ class SPTHyperparameters:
             (len(self.windows) > 0 and all(_odd(w, _kernels.MAX_HALF * 2 + 1) for w in self.windows),
              "windows", "odd window sizes in 1..9"),
             (self.leaves in LEAVES, "leaves", f"one of {', '.join(LEAVES)}"),
+            (_is_int(self.last_moves) and 0 <= self.last_moves <= 2, "last_moves", "0, 1 or 2"),
             (isinstance(self.min_gain, numbers.Real) and self.min_gain >= 0, "min_gain", "a number >= 0"),
             (isinstance(self.floor, numbers.Real) and 0 < self.floor < 1, "floor", "a number in (0, 1)"),
             (_is_int(self.seed) and self.seed >= 0, "seed", "an integer >= 0"),
@@ -73,6 +76,11 @@ class SPTHyperparameters:
         for ok, key, what in rules:
             require(ok, f"spt.{key}", what, getattr(self, key))
         object.__setattr__(self, "windows", tuple(self.windows))
+
+    @property
+    def types(self) -> tuple:
+        """The cell types the questions are drawn from."""
+        return _kernels.TYPES[:_kernels.N_THESIS_TYPES + self.last_moves]
 
 
 def coverage(size: int, w_p: int) -> np.ndarray:
@@ -192,18 +200,20 @@ class SPTPrior(Prior):
         return dict(self.forest_)
 
     def metadata(self) -> dict[str, Any]:
-        return {"model_version": MODEL_VERSION, "types": list(_kernels.TYPES),
+        return {"model_version": MODEL_VERSION, "types": list(self.hyper.types),
                 "hyperparameters": {**asdict(self.hyper), "windows": list(self.hyper.windows)},
                 "digest": self.digest(), **self.info_}
 
     @classmethod
     def from_arrays(cls, arrays: dict[str, np.ndarray], metadata: dict[str, Any]) -> "SPTPrior":
-        if metadata.get("model_version") != MODEL_VERSION or metadata.get("types") != list(_kernels.TYPES):
-            raise ModelError(f"spt model of another version or type set ({metadata.get('model_version')})")
+        if metadata.get("model_version") != MODEL_VERSION:
+            raise ModelError(f"spt model of another version ({metadata.get('model_version')})")
         try:
             prior = cls(SPTHyperparameters(**metadata.get("hyperparameters", {})))
         except (TypeError, ValueError) as err:
             raise ModelError(f"spt model with bad hyperparameters ({err})") from None
+        if metadata.get("types") != list(prior.hyper.types):
+            raise ModelError(f"spt model of another type set ({metadata.get('types')})")
         prior.forest_ = check_forest(arrays, prior.hyper.w_p)
         prior.info_ = {k: v for k, v in metadata.items()
                        if k not in ("kind", "format_version", "model_version", "types", "hyperparameters", "digest")}
