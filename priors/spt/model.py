@@ -106,7 +106,11 @@ def join(trees: list[Tree]) -> dict[str, np.ndarray]:
         out["tables"].append(t.tables)
         n_nodes += t.n_nodes
         n_leaves += len(t.tables)
-    return {key: np.ascontiguousarray(np.concatenate(parts), dtype=DTYPES[key]) for key, parts in out.items()}
+    forest = {key: np.ascontiguousarray(np.concatenate(parts), dtype=DTYPES[key]) for key, parts in out.items()}
+    # The model file holds float32 tables (half the size): round now, so that the grown forest and the one
+    # loaded from its file predict exactly alike.
+    forest["tables"] = forest["tables"].astype(np.float32).astype(np.float64)
+    return forest
 
 
 def check_forest(arrays: dict[str, np.ndarray], w_p: int) -> dict[str, np.ndarray]:
@@ -197,7 +201,7 @@ class SPTPrior(Prior):
 
     # --- model file ---
     def arrays(self) -> dict[str, np.ndarray]:
-        return dict(self.forest_)
+        return {**self.forest_, "tables": self.forest_["tables"].astype(np.float32)}
 
     def metadata(self) -> dict[str, Any]:
         return {"model_version": MODEL_VERSION, "types": list(self.hyper.types),
