@@ -183,22 +183,25 @@ cdef inline double log_likelihood(const int32_t* hist, int n_cat, int total) noe
     return ll - total * log(<double>total)
 
 
-def split_scores(const uint8_t[:, ::1] X, const int32_t[::1] outcome, const int32_t[::1] idx,
+def split_scores(const uint8_t[:, ::1] columns, const int32_t[::1] outcome, const int32_t[::1] idx,
                  const int32_t[::1] cols, const uint8_t[::1] thresholds, int n_cat, double[::1] out):
-    """out[j] = LR of question j, "X[:, cols[j]] >= thresholds[j]?", on the examples idx (Alg 4.7 in
-    closed form): LL(yes) + LL(no) - LL(parent); -1 where the yes or the no set is empty."""
+    """out[j] = LR of question j, "columns[cols[j], e] >= thresholds[j]?", on the examples e in idx
+    (Alg 4.7 in closed form): LL(yes) + LL(no) - LL(parent); -1 where the yes or the no set is empty.
+    `columns` is the feature matrix by column (one row per question column), so that a question reads
+    its examples in order when idx is sorted."""
     cdef int32_t parent[N_CAT_MAX]
     cdef int32_t yes[N_CAT_MAX]
     cdef int32_t no[N_CAT_MAX]
     cdef int i, j, k, n_yes, m = idx.shape[0]
     cdef double ll_parent
+    cdef const uint8_t* row
     if not (1 <= n_cat <= N_CAT_MAX) or out.shape[0] != cols.shape[0] or thresholds.shape[0] != cols.shape[0]:
         raise ValueError("split_scores: inconsistent shapes")
     for i in range(m):
-        if not (0 <= idx[i] < X.shape[0] and 0 <= outcome[idx[i]] < n_cat):
+        if not (0 <= idx[i] < columns.shape[1] and 0 <= outcome[idx[i]] < n_cat):
             raise ValueError(f"split_scores: example {idx[i]} or its outcome out of range")
     for j in range(cols.shape[0]):
-        if not 0 <= cols[j] < X.shape[1]:
+        if not 0 <= cols[j] < columns.shape[0]:
             raise ValueError(f"split_scores: column {cols[j]} out of range")
     with nogil:
         for k in range(n_cat):
@@ -207,11 +210,12 @@ def split_scores(const uint8_t[:, ::1] X, const int32_t[::1] outcome, const int3
             parent[outcome[idx[i]]] += 1
         ll_parent = log_likelihood(parent, n_cat, m)
         for j in range(cols.shape[0]):
+            row = &columns[cols[j], 0]
             for k in range(n_cat):
                 yes[k] = 0
             n_yes = 0
             for i in range(m):
-                if X[idx[i], cols[j]] >= thresholds[j]:
+                if row[idx[i]] >= thresholds[j]:
                     yes[outcome[idx[i]]] += 1
                     n_yes += 1
             if n_yes == 0 or n_yes == m:

@@ -95,14 +95,15 @@ def example_features(pool: Pool, position: np.ndarray, focus: np.ndarray, window
     return X
 
 
-def best_split(X: np.ndarray, outcome: np.ndarray, idx: np.ndarray, n_cat: int, s: int,
+def best_split(columns: np.ndarray, outcome: np.ndarray, idx: np.ndarray, n_cat: int, s: int,
                rng: np.random.Generator, min_gain: float = 0.0) -> tuple[int, int] | None:
-    """FindBestSplit (Alg 4.9): the (column, threshold) of the best of s sampled questions, or None."""
-    cols = rng.integers(X.shape[1], size=s).astype(np.int32)
+    """FindBestSplit (Alg 4.9): the (column, threshold) of the best of s sampled questions, or None;
+    `columns` is the feature matrix by column, X.T."""
+    cols = rng.integers(columns.shape[0], size=s).astype(np.int32)
     source = idx[rng.integers(len(idx), size=s)]
-    thresholds = np.ascontiguousarray(X[source, cols])
+    thresholds = np.ascontiguousarray(columns[cols, source])
     scores = np.empty(s, dtype=np.float64)
-    _kernels.split_scores(X, outcome, idx, cols, thresholds, n_cat, scores)
+    _kernels.split_scores(columns, outcome, idx, cols, thresholds, n_cat, scores)
     if scores.max() <= max(MIN_GAIN, min_gain):
         return None
     j = s - 1 - int(np.argmax(scores[::-1]))            # the later of equal scores, as `>=` keeps it
@@ -152,15 +153,16 @@ def grow(X: np.ndarray, outcome: np.ndarray, hyper, rng: np.random.Generator) ->
     n_cat = hyper.w_p * hyper.w_p + 1
     types, halves = question_columns(hyper.windows, len(hyper.types))
     b = _Builder(n_cat, hyper.w_p, hyper.leaves == "symmetric")
+    columns = np.ascontiguousarray(X.T)
 
     def node(idx: np.ndarray, depth: int) -> int:
         if depth < hyper.d and len(idx) > hyper.m:
-            split = best_split(X, outcome, idx, n_cat, hyper.s, rng, hyper.min_gain)
+            split = best_split(columns, outcome, idx, n_cat, hyper.s, rng, hyper.min_gain)
             if split is not None:
                 col, e = split
                 here = len(b.nodes)
                 b.nodes.append([int(types[col]), int(halves[col]), e, -1, -1, -1])
-                answer = X[idx, col] >= e
+                answer = columns[col, idx] >= e
                 b.nodes[here][3] = node(idx[answer], depth + 1)
                 b.nodes[here][4] = node(idx[~answer], depth + 1)
                 return here

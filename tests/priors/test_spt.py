@@ -156,7 +156,7 @@ def test_the_closed_form_ratio_is_alg_4_7():
     cols = np.array([0, 1, 2, 3, 0, 0], np.int32)
     thresholds = np.array([3, 2, 4, 1, 0, 6], np.uint8)
     out = np.empty(len(cols))
-    _kernels.split_scores(X, outcome, idx, cols, thresholds, 10, out)
+    _kernels.split_scores(np.ascontiguousarray(X.T), outcome, idx, cols, thresholds, 10, out)
     for j, (col, e) in enumerate(zip(cols, thresholds)):
         yes = X[:, col] >= e
         if yes.all() or not yes.any():
@@ -172,7 +172,8 @@ def test_the_ratio_is_zero_when_both_sides_share_one_histogram():
     X = np.array([[0], [0], [1], [1]], np.uint8)
     outcome = np.array([2, 5, 2, 5], np.int32)
     out = np.empty(1)
-    _kernels.split_scores(X, outcome, np.arange(4, dtype=np.int32), np.zeros(1, np.int32), np.ones(1, np.uint8), 10, out)
+    _kernels.split_scores(np.ascontiguousarray(X.T), outcome, np.arange(4, dtype=np.int32), np.zeros(1, np.int32),
+                          np.ones(1, np.uint8), 10, out)
     assert out[0] == pytest.approx(0.0, abs=1e-12)
 
 
