@@ -3,12 +3,15 @@ the likelihood ratio, growth invariants, evaluation and forests."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import numpy as np
 import pytest
 
 from engine.board import BLACK, WHITE, Board
+from engine.config import load_config
 from priors import train
+from priors.base import load_prior
 from priors.spt import SPTHyperparameters, SPTPrior, _kernels, study
 from priors.spt.growth import Pool, Tree, example_features, grow, local_examples, question_columns
 from priors.spt.model import coverage, mask, pool_of
@@ -307,3 +310,15 @@ def test_the_study_scores_every_value_and_resumes(tmp_path, data_dir, capsys):
     assert "d = 4" in capsys.readouterr().out
     assert study.main([str(study_path), "--only", "d", "--set", "spt.m=6", "--set", "spt.s=20"]) == 0
     assert len((out / "study.jsonl").read_text().splitlines()) == 6       # other settings: grown again
+
+
+def test_the_preset_plays_with_the_shipped_forest():
+    params = load_config(str(Path(__file__).resolve().parents[2] / "configs" / "spt.yaml"))
+    prior = load_prior(params.prior.name, params.prior.model)
+    assert isinstance(prior, SPTPrior) and params.prior.additive
+    board = Board(N)
+    board.play(board.point(15, 15), BLACK)          # Q16
+    p = prior.evaluate(board, WHITE)
+    assert p.shape == (N * N + 1,) and p.sum() == pytest.approx(1.0, abs=1e-5) and p[15 * N + 15] == 0
+    grid = p[:-1].reshape(N, N)
+    assert grid[3, 3] > 5 * grid[9, 9] and grid[2, 3] > 5 * grid[9, 9]   # the corners before tengen
