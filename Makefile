@@ -94,3 +94,9 @@ bench-fbt-runs: install
 # GnuGo's reading.tst through attack/defend (B3). About 45 minutes on 2 cores.
 bench-tactics: install
 	$(PYTHON) -m bench.tactics --data $(DATA)
+
+# The SPT parameter study (Tidwell 2012 Figs 5.1-5.5): accuracy against d, m, s, w_p and n, one PNG per
+# parameter in bench/results/spt-study/thesis/ (configs/bench-spt-study.yaml). SPT_STUDY_ONLY="d m" limits it.
+.PHONY: bench-spt-study
+bench-spt-study: install
+	$(PYTHON) -m priors.spt.study configs/bench-spt-study.yaml --set data.data_dir=$(DATA) $(if $(SPT_STUDY_ONLY),--only $(SPT_STUDY_ONLY))

@@ -144,8 +144,9 @@ def trainable() -> list[str]:
 
 
 def trainer(name: str) -> ModuleType | None:
-    """The `train` module of the prior's subpackage (its `fit(hyper, data) -> (prior, curve, kept)`,
-    `UNIT` and optional `report(prior)`), or None for a prior that is not trained."""
+    """The `train` module of the prior's subpackage (its `fit(hyper, data) -> (prior, curve, kept)`, or
+    `fit_games(config, executor, log) -> (prior, curve, kept, game stats)` for a model that reads the
+    positions itself, `UNIT` and optional `report(prior)`), or None for a prior that is not trained."""
     package = prior_class(name).__module__.rpartition(".")[0]
     try:
         return importlib.import_module(f"{package}.train")
@@ -387,19 +388,26 @@ def training_data(config: TrainConfig, scheduler: str = "", log=print) -> Traini
 def train(config: TrainConfig, scheduler: str = "", log=print) -> Prior:
     """Fit the configured model; returns the fitted prior with its report in info_."""
     started = time.time()
-    data = training_data(config, scheduler, log)
-    comps, patterns = data.comps, data.patterns
-    log(f"training competitions: {len(comps)} ({comps.nbytes() / 1e6:.0f} MB, "
-        f"{len(comps.levels) / max(1, len(comps)):.0f} distinct teams each); games {data.stats}")
-    fit_start = time.time()
     steps = trainer(config.model)
-    prior, curve, final = steps.fit(config.hyper, data)
+    if hasattr(steps, "fit_games"):
+        # A model that reads the training positions itself (spt): no patterns or competitions.
+        fit_start = time.time()
+        prior, curve, final, stats = steps.fit_games(config, make_executor(config, scheduler), log)
+        n_patterns = 0
+    else:
+        data = training_data(config, scheduler, log)
+        comps, patterns = data.comps, data.patterns
+        log(f"training competitions: {len(comps)} ({comps.nbytes() / 1e6:.0f} MB, "
+            f"{len(comps.levels) / max(1, len(comps)):.0f} distinct teams each); games {data.stats}")
+        fit_start = time.time()
+        prior, curve, final = steps.fit(config.hyper, data)
+        stats, n_patterns = data.stats, len(patterns) if patterns is not None else 0
     prior.info_.update(
         config=config_record(config),
-        train_games=data.stats,
+        train_games=stats,
         validation=final,
         curve=curve,
-        n_patterns=len(patterns) if patterns is not None else 0,
+        n_patterns=n_patterns,
         fit_seconds=round(time.time() - fit_start, 1),
         total_seconds=round(time.time() - started, 1),
         machine=platform.node() + " " + platform.processor(),

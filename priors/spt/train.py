@@ -1,0 +1,110 @@
+"""The growing step of `python -m priors.train` for `spt`: read the pool of training positions (cell
+codes and expert moves of the train split's sampled positions, no patterns or competitions), then grow
+the trees with one progress-bar step each. Every finished tree is written to
+`<cache_dir>/spt-trees/<key>/tree-<k>.npz` (`<output>.trees/<key>/` without a cache_dir), the key a digest of the data settings and the hyperparameters that
+shape a tree, so that a run broken off resumes at the first missing tree, and a larger forest of the
+same settings reuses the trees of a smaller one (tree k is grown from the generator seeded (seed, k)).
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import sys
+import time
+from concurrent.futures import Executor
+from dataclasses import asdict, fields
+from functools import partial
+from pathlib import Path
+from typing import Any, Callable
+
+import numpy as np
+from tqdm import tqdm
+
+from priors.spt.growth import Pool, Tree
+from priors.spt.model import SPTHyperparameters, SPTPrior, pool_of
+from priors.train import DataConfig, TrainConfig, merge_stats, run_chunks, split_dataset
+
+UNIT = "trees"
+
+
+def pool_chunk(data: DataConfig, games: list[tuple[str, bytes]]) -> tuple[Pool, Any]:
+    """The pool of a chunk of training games (runs in a worker)."""
+    ds = split_dataset(data, "train", data.sample, None)
+    return pool_of(p for gid, raw in games for p in ds.positions_of(gid, raw)), ds.stats
+
+
+def read_pool(data: DataConfig, executor: Executor | None, chunk: int, log=print) -> tuple[Pool, dict]:
+    """(pool, game stats) of the sampled positions of the train split's selected games."""
+    ds = split_dataset(data, "train", data.sample, data.max_games)
+    ids = ds.game_ids()
+    log(f"training games: {len(ids)} of the train split of {', '.join(data.archives)}")
+    parts = run_chunks(executor, partial(pool_chunk, data), ds.games(), chunk, len(ids), "positions")
+    pools = [p for p, _ in parts if len(p)]
+    if not pools:
+        raise ValueError("no training positions in the selected games")
+    pool = Pool(np.concatenate([p.codes for p in pools]), np.concatenate([p.moves for p in pools]), pools[0].size)
+    return pool, merge_stats([s for _, s in parts])
+
+
+def tree_folder(config: TrainConfig) -> Path:
+    """Where this run's trees are kept: a key of everything a tree depends on (not the forest size)."""
+    shape = {k: v for k, v in asdict(config.hyper).items() if k not in ("n_trees", "floor")}
+    what = json.dumps({"data": asdict(config.data), "spt": shape}, sort_keys=True, default=list)
+    root = Path(config.cache_dir).expanduser() / "spt-trees" if config.cache_dir else Path(config.output + ".trees")
+    return root / hashlib.sha256(what.encode()).hexdigest()[:16]
+
+
+def save_tree(path: Path, tree: Tree) -> None:
+    tmp = path.with_name(path.stem + ".partial.npz")
+    np.savez(tmp, **{f.name: np.asarray(getattr(tree, f.name)) for f in fields(Tree)})
+    tmp.rename(path)
+
+
+def load_trees(folder: Path, n_trees: int) -> dict[int, Tree]:
+    """The trees 0 .. n_trees - 1 already grown in `folder`."""
+    out = {}
+    for k in range(n_trees):
+        path = folder / f"tree-{k}.npz"
+        if path.exists():
+            with np.load(path, allow_pickle=False) as z:
+                out[k] = Tree(**{f.name: z[f.name] for f in fields(Tree) if f.name != "depth"},
+                              depth=int(z["depth"]))
+    return out
+
+
+def fit_games(config: TrainConfig, executor: Executor | None, log=print) -> tuple[SPTPrior, list, dict, dict]:
+    """Grow the forest the config asks for; (prior, one curve point per tree, summary, game stats)."""
+    hyper: SPTHyperparameters = config.hyper
+    pool, stats = read_pool(config.data, executor, config.chunk_games, log)
+    if executor is not None:
+        executor.shutdown()
+    log(f"pool: {len(pool)} positions of {stats['games']} games")
+    folder = tree_folder(config)
+    folder.mkdir(parents=True, exist_ok=True)
+    grown = load_trees(folder, hyper.n_trees)
+    if grown:
+        log(f"{len(grown)} of {hyper.n_trees} trees read back from {folder}")
+    bar = tqdm(total=hyper.n_trees, initial=len(grown), desc="SPT", unit="tree", file=sys.stderr,
+               dynamic_ncols=True)
+    prior = SPTPrior(hyper)
+    prior.fit_pool(pool, grown, _on_tree(folder, bar))
+    bar.close()
+    curve = [{"tree": k, "nodes": t.n_nodes, "leaves": len(t.tables), "depth": t.depth,
+              "min_support": int(t.support.min())} for k, t in sorted(grown.items()) if k < hyper.n_trees]
+    return prior, curve, {"n_trees": hyper.n_trees, "n_pool": len(pool), "seed": hyper.seed}, stats
+
+
+def _on_tree(folder: Path, bar: tqdm) -> Callable[[int, Tree], None]:
+    start = [time.time()]
+
+    def done(k: int, tree: Tree) -> None:
+        save_tree(folder / f"tree-{k}.npz", tree)
+        bar.set_postfix(nodes=tree.n_nodes, leaves=len(tree.tables), depth=tree.depth,
+                        s=round(time.time() - start[0], 1))
+        bar.update(1)
+        start[0] = time.time()
+    return done
+
+
+def report(prior: SPTPrior) -> None:
+    print(f"spt: {prior.info_['n_trees']} trees, leaves {prior.info_['leaves']}, depths {prior.info_['depths']}")
