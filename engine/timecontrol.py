@@ -44,8 +44,9 @@ from engine.params import TimeParams
 
 NONE, ABSOLUTE, BYOYOMI, CANADIAN = "none", "absolute", "byoyomi", "canadian"
 FIXED_BYOYOMI_FRACTION = 0.8   # fixed: share of a Japanese byo-yomi period a move may use
-GAME_LENGTH = 0.8              # expected moves of a whole game (both sides) per board point
-END_EMPTY = 0.2                # share of the board still empty when a game ends (territory)
+FIXED_GAME_LENGTH = 0.8        # fixed: expected moves of a whole game (both sides) per board point
+GAME_LENGTH = 0.7              # expected moves of a whole game (both sides) per board point
+END_EMPTY = 0.25               # share of the board still empty when a game ends (territory)
 FLOOR_SHARE = 0.05             # own moves assumed left at least, per board point: a long game's end
 LATENCY_SHARE = 0.25           # absolute: latency kept back for at least this many own moves per point
 CLOSE_VISITS = 0.7             # unsure: the second best has at least this share of the best's visits ...
@@ -238,7 +239,7 @@ class TimeControl:
         """Our moves still to play (see the module docstring)."""
         points = board_size * board_size
         if not self.is_adaptive:
-            rest = GAME_LENGTH * points - move_number
+            rest = FIXED_GAME_LENGTH * points - move_number
             return max(self.params.moves_left_min, int(rest / 2))
         if empty is None:
             empty = max(0, points - move_number)

@@ -214,8 +214,8 @@ def play_absolute(tc, main, size, n_moves, lag):
 
 def test_moves_left_from_the_board():
     tc = TimeControl()
-    # 9x9 at the start: (81 - 16.2 + 64.8) / 4 = 32 own moves; emptier boards and earlier moves, more
-    assert tc.moves_left(9, 0, 81) == 32
+    # 9x9 at the start: (81 - 0.25 * 81 + 0.7 * 81) / 4 = 29 own moves; emptier boards and earlier moves, more
+    assert tc.moves_left(9, 0, 81) == 29
     assert tc.moves_left(9, 20, 71) > tc.moves_left(9, 20, 61)      # captures left more to play
     assert tc.moves_left(9, 10, 71) > tc.moves_left(9, 30, 71)
     # a long game's end keeps a floor: moves_left_floor, or 5% of the points on a big board
@@ -225,8 +225,8 @@ def test_moves_left_from_the_board():
 
 def test_absolute_budget_arithmetic():
     tc = adaptive("absolute", 20)
-    # 32 moves left, kept back: the reserve and the latency of 32 moves (at least a quarter of the points)
-    assert tc.budget(BLACK, 9, 0, 81) == pytest.approx((20 * KEEP - P.latency * 32) / 32)
+    # 29 moves left, kept back: the reserve and the latency of 29 moves (at least a quarter of the points)
+    assert tc.budget(BLACK, 9, 0, 81) == pytest.approx((20 * KEEP - P.latency * 29) / 29)
     plan = tc.plan(BLACK, 9, 0, 81)
     assert plan.cap == pytest.approx(P.extension * plan.target)
     # the fixed manager keeps 0.5 s for each of at least 30 moves: a third of this
