@@ -10,8 +10,8 @@ The adaptive manager (`time.manager: adaptive`, the default):
 
 - moves left: half the moves the game still needs, the mean of two estimates, one from the empty
   points (a game ends with about END_EMPTY of the board empty) and one from the move number (a
-  game lasts about GAME_LENGTH moves per point), at least `moves_left_floor` and FLOOR_SHARE of
-  the board's points, so that a game longer than expected still finds time left;
+  game lasts about GAME_LENGTH moves per point), times PLAN_SHARE; at least `moves_left_floor` and
+  FLOOR_SHARE of the board's points, so that a game longer than expected still finds time left;
 - margin: `reserve` of the time left (main time, or the period) is never planned, plus `latency`
   seconds for every move still to play; the latency is raised to what the controller's reports show
   (the clock fell by more than our own moves took);
@@ -47,6 +47,9 @@ FIXED_BYOYOMI_FRACTION = 0.8   # fixed: share of a Japanese byo-yomi period a mo
 FIXED_GAME_LENGTH = 0.8        # fixed: expected moves of a whole game (both sides) per board point
 GAME_LENGTH = 0.7              # expected moves of a whole game (both sides) per board point
 END_EMPTY = 0.25               # share of the board still empty when a game ends (territory)
+PLAN_SHARE = 0.7               # the clock is planned to last this share of the expected moves: many
+                               # games end sooner (a resignation, a pass when won); the floor and the
+                               # latency kept back cover a longer one
 FLOOR_SHARE = 0.05             # own moves assumed left at least, per board point: a long game's end
 LATENCY_SHARE = 0.25           # absolute: latency kept back for at least this many own moves per point
 CLOSE_VISITS = 0.7             # unsure: the second best has at least this share of the best's visits ...
@@ -245,7 +248,8 @@ class TimeControl:
             empty = max(0, points - move_number)
         by_board = empty - END_EMPTY * points
         by_moves = GAME_LENGTH * points - move_number
-        return max(self.params.moves_left_floor, round(FLOOR_SHARE * points), round((by_board + by_moves) / 4))
+        planned = round(PLAN_SHARE * (by_board + by_moves) / 4)
+        return max(self.params.moves_left_floor, round(FLOOR_SHARE * points), planned)
 
     def _adaptive_plan(self, clock: Clock, latency: float, moves: int, points: int) -> Plan:
         keep = 1.0 - self.params.reserve

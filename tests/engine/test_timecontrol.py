@@ -1,6 +1,7 @@
 """Thinking budgets under every time system: never lose on time, and use the clock sensibly."""
 import pytest
 
+from bench.gameclock import GameClock, TimeSettings
 from engine.board import BLACK, WHITE
 from engine.params import TimeParams
 from engine.timecontrol import Plan, TimeControl
@@ -12,41 +13,10 @@ P = TimeParams()       # the adaptive manager's defaults
 KEEP = 1 - P.reserve
 
 
-class Referee:
-    """The game clock as a server keeps it, written independently of TimeControl."""
-
-    def __init__(self, system, main=0.0, period=0.0, count=0):
-        self.system, self.period_time, self.count = system, period, count
-        self.main, self.period, self.left = main, period, count   # left: stones or periods
-        self.in_byo = main == 0 and system != "absolute"
-        self.lost = False
-
-    def charge(self, t):
-        if not self.in_byo:
-            if t <= self.main or self.system == "absolute":
-                self.main -= t
-                self.lost = self.main < 0
-                return
-            t -= self.main
-            self.main, self.in_byo = 0.0, True
-            self.period, self.left = self.period_time, self.count
-        if self.system == "byoyomi":
-            while t > self.period_time:      # each overrun costs a period
-                t -= self.period_time
-                self.left -= 1
-            self.lost = self.lost or self.left <= 0
-        else:
-            self.period -= t
-            self.lost = self.lost or self.period < 0
-            self.left -= 1
-            if self.left == 0:
-                self.period, self.left = self.period_time, self.count
-
-    def report(self):
-        """What time_left would say: (seconds, stones)."""
-        if self.in_byo:
-            return (self.period, self.left)
-        return (self.main, 0)
+def referee_clock(system, main=0, period=0, count=0):
+    """The game clock as a server keeps it (the match harness's, written independently of TimeControl)."""
+    counts = {"periods": count} if system == "byoyomi" else {"stones": count} if system == "canadian" else {}
+    return GameClock(TimeSettings(system, main, period, **counts))
 
 
 def simulate(tc, referee, n_moves, size=19, report=True, lag=LATENCY):
@@ -54,7 +24,7 @@ def simulate(tc, referee, n_moves, size=19, report=True, lag=LATENCY):
     budgets = []
     for i in range(n_moves):
         if report:
-            tc.time_left(BLACK, *referee.report())
+            tc.time_left(BLACK, *referee.time_left_args())
         t = tc.budget(BLACK, size, 2 * i)
         assert t is not None and t >= 0
         budgets.append(t)
@@ -68,9 +38,9 @@ def simulate(tc, referee, n_moves, size=19, report=True, lag=LATENCY):
 def test_fixed_kgs_japanese_byoyomi_10_min_5x30(report):
     tc = TimeControl(FIXED)
     tc.set_kgs("byoyomi", 600, 30, 5)
-    ref = Referee("byoyomi", 600, 30, 5)
+    ref = referee_clock("byoyomi", 600, 30, 5)
     budgets = simulate(tc, ref, 200, report=report)
-    assert ref.in_byo and ref.left == 5            # byo-yomi reached, no period ever lost
+    assert ref.in_byoyomi and ref.count == 5            # byo-yomi reached, no period ever lost
     assert all(t <= 30 - MARGIN for t in budgets[-50:])
     assert budgets[-1] == pytest.approx((30 - MARGIN) * 0.8)
     assert budgets[0] > 600 / 150                  # main time is used, not hoarded
@@ -89,7 +59,7 @@ def test_fixed_kgs_byoyomi_time_left_counts_periods():
 def test_fixed_absolute_3_minutes_120_moves(report):
     tc = TimeControl(FIXED)
     tc.set_settings(180, 0, 0)                     # GTP: byo-yomi time 0 = absolute
-    ref = Referee("absolute", 180)
+    ref = referee_clock("absolute", 180)
     left = 180.0
     for i in range(120):
         if report:
@@ -113,9 +83,9 @@ def test_fixed_absolute_with_less_than_the_margin_left_thinks_zero():
 def test_fixed_canadian_5_min_then_25_stones_in_5_min(report):
     tc = TimeControl(FIXED)
     tc.set_settings(300, 300, 25)
-    ref = Referee("canadian", 300, 300, 25)
+    ref = referee_clock("canadian", 300, 300, 25)
     budgets = simulate(tc, ref, 200, report=report)
-    assert ref.in_byo
+    assert ref.in_byoyomi
     assert min(budgets[-50:]) >= 300 / 25 - MARGIN - 1e-9     # each stone gets its share
 
 
@@ -214,8 +184,9 @@ def play_absolute(tc, main, size, n_moves, lag):
 
 def test_moves_left_from_the_board():
     tc = TimeControl()
-    # 9x9 at the start: (81 - 0.25 * 81 + 0.7 * 81) / 4 = 29 own moves; emptier boards and earlier moves, more
-    assert tc.moves_left(9, 0, 81) == 29
+    # 9x9 at the start: 0.7 * (81 - 0.25 * 81 + 0.7 * 81) / 4 = 21 own moves planned; emptier boards
+    # and earlier moves, more
+    assert tc.moves_left(9, 0, 81) == 21
     assert tc.moves_left(9, 20, 71) > tc.moves_left(9, 20, 61)      # captures left more to play
     assert tc.moves_left(9, 10, 71) > tc.moves_left(9, 30, 71)
     # a long game's end keeps a floor: moves_left_floor, or 5% of the points on a big board
@@ -225,8 +196,8 @@ def test_moves_left_from_the_board():
 
 def test_absolute_budget_arithmetic():
     tc = adaptive("absolute", 20)
-    # 29 moves left, kept back: the reserve and the latency of 29 moves (at least a quarter of the points)
-    assert tc.budget(BLACK, 9, 0, 81) == pytest.approx((20 * KEEP - P.latency * 29) / 29)
+    # 21 moves planned, kept back: the reserve and the latency of 21 moves (at least a quarter of the points)
+    assert tc.budget(BLACK, 9, 0, 81) == pytest.approx((20 * KEEP - P.latency * 21) / 21)
     plan = tc.plan(BLACK, 9, 0, 81)
     assert plan.cap == pytest.approx(P.extension * plan.target)
     # the fixed manager keeps 0.5 s for each of at least 30 moves: a third of this
@@ -287,9 +258,9 @@ def test_japanese_byoyomi_5s_plus_3x1s():
 
 def test_japanese_byoyomi_never_loses_a_period_with_lag():
     tc = adaptive("byoyomi", 5, 1, 3)
-    ref = Referee("byoyomi", 5, 1, 3)
+    ref = referee_clock("byoyomi", 5, 1, 3)
     simulate(tc, ref, 60, size=9, lag=0.15)            # three times the latency allowance
-    assert ref.in_byo and ref.left == 3
+    assert ref.in_byoyomi and ref.count == 3
 
 
 def test_japanese_byoyomi_lost_period_raises_the_latency():
@@ -308,7 +279,7 @@ def test_canadian_budget_and_cap():
     assert tc.plan(BLACK, 19, 100) == Plan(pytest.approx(9 * KEEP - P.latency),
                                            pytest.approx(9 * KEEP - P.latency))
     tc = adaptive("canadian", 300, 300, 25)
-    simulate(tc, Referee("canadian", 300, 300, 25), 200)
+    simulate(tc, referee_clock("canadian", 300, 300, 25), 200)
 
 
 def test_max_time_per_move_caps_the_plan():

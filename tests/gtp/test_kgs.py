@@ -1,18 +1,18 @@
 """KGS play through kgsGtp's commands: timed games, the clock policy at KGS settings, cleanup.
 
-The timed game is refereed by the test's own clock, as the KGS server keeps it: Japanese byo-yomi
-(main time, then periods; a move that overruns a period costs one period per period it overruns,
-losing the last one loses the game), and it tells the engine the clock with `time_left` before every
+The timed game is refereed by the match harness's clock (bench.gameclock), kept as the KGS server
+keeps it: Japanese byo-yomi (main time, then periods; a move that overruns a period costs one period
+per period it overruns, losing the last one loses the game), and it tells the engine the clock with `time_left` before every
 `genmove` as kgsGtp does (`time_left w SECONDS 0` in main time; in byo-yomi the period's seconds and
 the number of periods left).
 """
 import os
 import re
 import time
-from dataclasses import dataclass
 
 import pytest
 
+from bench.gameclock import GameClock, TimeSettings
 from engine.board import BLACK, WHITE
 from engine.params import EngineParams, TimeParams
 from engine.player import Player
@@ -25,63 +25,21 @@ GNUGO = "/usr/games/gnugo"
 MAX_MOVES = 200
 
 
-@dataclass
-class KgsClock:
-    """The server's clock of one player: absolute, Japanese byo-yomi or Canadian."""
-    system: str
-    main: float
-    period: float = 0.0
-    count: int = 0            # byoyomi: periods; canadian: stones per period
-    in_byoyomi: bool = False
-    left_in_period: float = 0.0
-    stones: int = 0
-    lost: bool = False
-
-    def __post_init__(self):
-        self.periods = self.count
-        if self.main <= 0 and self.system in ("byoyomi", "canadian"):
-            self._enter_byoyomi()
-
-    def _enter_byoyomi(self):
-        self.in_byoyomi, self.main = True, 0.0
-        self.left_in_period, self.stones = self.period, self.count
-
-    def time_left_args(self) -> tuple[float, int]:
-        """What kgsGtp sends with time_left: (seconds, periods or stones; 0 in main time)."""
-        if not self.in_byoyomi:
-            return self.main, 0
-        if self.system == "byoyomi":
-            return self.period, self.periods
-        return self.left_in_period, self.stones
-
-    def charge(self, seconds: float) -> None:
-        if not self.in_byoyomi:
-            if seconds <= self.main or self.system == "absolute":
-                self.main -= seconds
-                self.lost = self.main < 0
-                return
-            seconds -= self.main
-            self._enter_byoyomi()
-        if self.system == "byoyomi":
-            self.periods -= int(seconds // self.period)
-            self.lost = self.periods <= 0
-        else:
-            self.left_in_period -= seconds
-            self.lost = self.left_in_period < 0
-            self.stones -= 1
-            if self.stones == 0:
-                self.left_in_period, self.stones = self.period, self.count
+def kgs_clock(system: str, main: float, period: float = 0, count: int = 0) -> GameClock:
+    """The server's clock of one player (the match harness's): absolute, Japanese byo-yomi or Canadian."""
+    counts = {"periods": count} if system == "byoyomi" else {"stones": count} if system == "canadian" else {}
+    return GameClock(TimeSettings(system, main, period, **counts))
 
 
 # --- the clock policy at KGS settings, simulated (no real time) ---
 
 def simulate(system: str, args: tuple, size: int, n_moves: int, lag: float,
-             manager: str = "adaptive") -> KgsClock:
+             manager: str = "adaptive") -> GameClock:
     """n_moves own moves that each take the engine's budget (which it measures and spends) plus
     `lag` (process, pipes, network), which only the server's clock sees."""
     control = TimeControl(TimeParams(manager=manager))
     control.set_kgs(system, *args)
-    clock = KgsClock(system, *args)
+    clock = kgs_clock(system, *args)
     for i in range(n_moves):
         control.time_left(BLACK, *clock.time_left_args())
         budget = max(0.01, control.budget(BLACK, size, 2 * i))
@@ -104,7 +62,7 @@ def test_clock_policy_never_loses_a_long_19x19_game(system, args, lag, manager):
     clock = simulate(system, (main,) if system == "absolute" else args, 19, 200, lag, manager)
     assert not clock.lost
     if system == "byoyomi":
-        assert clock.periods == count                 # not one period used up
+        assert clock.count == count                 # not one period used up
     if system == "absolute":
         assert clock.main > 0
 
@@ -138,7 +96,7 @@ def test_byoyomi_game_finishes_with_periods_to_spare(gnugo, tmp_path, record_pro
                 engine.ok(command)
         ours.ok("kgs-rules chinese")
         ours.ok("kgs-time_settings byoyomi 5 1 3")
-        clock = KgsClock("byoyomi", 5, 1, 3)
+        clock = kgs_clock("byoyomi", 5, 1, 3)
         moves, longest, ours_total, ending = [], 0.0, 0.0, "move limit"
         while len(moves) < MAX_MOVES:
             color = "w" if len(moves) % 2 else "b"
@@ -169,11 +127,11 @@ def test_byoyomi_game_finishes_with_periods_to_spare(gnugo, tmp_path, record_pro
         assert all(re.fullmatch(VERTEX, v, re.IGNORECASE) for v in dead.split()), dead
         assert ours.ok("kgs-game_over") == ""
         report = (f"9x9 byoyomi 5 s + 3 x 1 s, {len(moves)} moves, {ending}: Tesuji (W) thought "
-                  f"{ours_total:.1f} s, longest move {longest:.2f} s, periods left {clock.periods} of 3")
+                  f"{ours_total:.1f} s, longest move {longest:.2f} s, periods left {clock.count} of 3")
         print(report)
         record_property("kgs_byoyomi_game", report)
         assert clock.in_byoyomi                       # the game outlasted main time ...
-        assert clock.periods >= 2                     # ... and kept periods to spare
+        assert clock.count >= 2                     # ... and kept periods to spare
         assert longest < 5 + 1                        # no move takes more than main time and a period
     finally:
         assert ours.close() == 0, ours.stderr_text()[-2000:]
