@@ -47,7 +47,7 @@ FIXED_BYOYOMI_FRACTION = 0.8   # fixed: share of a Japanese byo-yomi period a mo
 FIXED_GAME_LENGTH = 0.8        # fixed: expected moves of a whole game (both sides) per board point
 GAME_LENGTH = 0.7              # expected moves of a whole game (both sides) per board point
 END_EMPTY = 0.25               # share of the board still empty when a game ends (territory)
-PLAN_SHARE = 0.7               # the clock is planned to last this share of the expected moves: many
+PLAN_SHARE = 0.6               # the clock is planned to last this share of the expected moves: many
                                # games end sooner (a resignation, a pass when won); the floor and the
                                # latency kept back cover a longer one
 FLOOR_SHARE = 0.05             # own moves assumed left at least, per board point: a long game's end

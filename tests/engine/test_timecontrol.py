@@ -184,9 +184,9 @@ def play_absolute(tc, main, size, n_moves, lag):
 
 def test_moves_left_from_the_board():
     tc = TimeControl()
-    # 9x9 at the start: 0.7 * (81 - 0.25 * 81 + 0.7 * 81) / 4 = 21 own moves planned; emptier boards
+    # 9x9 at the start: 0.6 * (81 - 0.25 * 81 + 0.7 * 81) / 4 = 18 own moves planned; emptier boards
     # and earlier moves, more
-    assert tc.moves_left(9, 0, 81) == 21
+    assert tc.moves_left(9, 0, 81) == 18
     assert tc.moves_left(9, 20, 71) > tc.moves_left(9, 20, 61)      # captures left more to play
     assert tc.moves_left(9, 10, 71) > tc.moves_left(9, 30, 71)
     # a long game's end keeps a floor: moves_left_floor, or 5% of the points on a big board
@@ -196,8 +196,9 @@ def test_moves_left_from_the_board():
 
 def test_absolute_budget_arithmetic():
     tc = adaptive("absolute", 20)
-    # 21 moves planned, kept back: the reserve and the latency of 21 moves (at least a quarter of the points)
-    assert tc.budget(BLACK, 9, 0, 81) == pytest.approx((20 * KEEP - P.latency * 21) / 21)
+    # 18 moves planned, kept back: the reserve and the latency of a quarter of the points' moves (more
+    # than those planned: a game may last longer)
+    assert tc.budget(BLACK, 9, 0, 81) == pytest.approx((20 * KEEP - P.latency * 81 / 4) / 18)
     plan = tc.plan(BLACK, 9, 0, 81)
     assert plan.cap == pytest.approx(P.extension * plan.target)
     # the fixed manager keeps 0.5 s for each of at least 30 moves: a third of this
