@@ -2,7 +2,8 @@
 
     python -m bench.match configs/match-quick.yaml [--jobs N] [--scheduler ADDRESS] [--out DIR]
 
-Every variant of the player plays `games` games against the opponent (see bench.matchconfig).
+Every variant of the player plays `games` games against the opponent (see bench.matchconfig); with a
+`time:` section the games are played on the clock (bench.game, bench.gameclock).
 Games run in parallel through a concurrent.futures executor: a local process pool of --jobs
 workers, or a Dask distributed cluster with --scheduler ADDRESS (its workers need this package and
 the engines' commands). The run folder (default bench/results/match/<name>/) gets:

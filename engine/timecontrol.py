@@ -14,7 +14,7 @@ The adaptive manager (`time.manager: adaptive`, the default):
   FLOOR_SHARE of the board's points, so that a game longer than expected still finds time left;
 - margin: `reserve` of the time left (main time, or the period) is never planned, plus `latency`
   seconds for every move still to play; the latency is raised to what the controller's reports show
-  (the clock fell by more than our own moves took);
+  (the clock fell by more than our own moves took, whole-second rounding aside);
 - absolute: `target = (left * (1 - reserve) - latency * max(moves, LATENCY_SHARE * points)) / moves`:
   the latency of a game much longer than expected is kept back as well;
 - Japanese byo-yomi: in main time, that share of main time plus what a period move gets; in the
@@ -36,7 +36,7 @@ Every budget is capped by `max_time_per_move`.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Sequence
 
 from engine.board import BLACK, WHITE
@@ -66,8 +66,10 @@ class Clock:
     period: float = 0.0      # time left in the current byo-yomi period
     stones: int = 0          # Canadian: stones left in the period; Japanese: periods left
     in_byoyomi: bool = False
-    reported: float | None = None   # main time at the last time_left, to measure the latency
-    moves_since: list[float] = field(default_factory=list)   # our moves' wall times since then
+    reported: float | None = None   # main time at the first time_left: the latency is measured from it
+    spent: float = 0.0              # our moves' wall time since then ...
+    n_moves: int = 0                # ... and their number
+    last_move: float = 0.0          # the wall time of our last move
 
 
 @dataclass(frozen=True)
@@ -83,7 +85,6 @@ class TimeControl:
     def __init__(self, params: TimeParams | None = None) -> None:
         self.params = params or TimeParams()
         p = self.params
-        self.latency = {BLACK: p.latency, WHITE: p.latency}
         if p.main_time > 0 or p.byo_yomi_time > 0:
             self.set_settings(p.main_time, p.byo_yomi_time, p.byo_yomi_stones)
         else:
@@ -134,8 +135,9 @@ class TimeControl:
         self.reset()
 
     def reset(self) -> None:
-        """Both clocks back to the start of a game."""
+        """Both clocks, and the latency allowances, back to the start of a game."""
         self.clocks = {BLACK: self._fresh(), WHITE: self._fresh()}
+        self.latency = {BLACK: self.params.latency, WHITE: self.params.latency}
 
     def _fresh(self) -> Clock:
         clock = Clock(main=self.main_time)
@@ -162,10 +164,11 @@ class TimeControl:
         in_main = self.system in (NONE, ABSOLUTE) or (stones == 0 and seconds > 0)
         if in_main:
             self._measure_latency(color, clock, seconds)
-        elif self.system == BYOYOMI and clock.in_byoyomi and stones < clock.stones and clock.moves_since:
-            # A period lost that our own clock kept: the lag was at least what our last move left of it.
-            self.latency[color] = max(self.latency[color], self.period_time - clock.moves_since[-1])
-        clock.reported, clock.moves_since = (seconds if in_main else None), []
+        else:
+            if self.system == BYOYOMI and clock.in_byoyomi and stones < clock.stones and clock.n_moves:
+                # A period lost that our own clock kept: the lag was at least what our last move left of it.
+                self.latency[color] = max(self.latency[color], self.period_time - clock.last_move)
+            clock.reported = None
         if self.system in (NONE, ABSOLUTE):
             clock.main = seconds
         elif stones > 0:
@@ -178,12 +181,17 @@ class TimeControl:
             self._enter_byoyomi(clock)
 
     def _measure_latency(self, color: int, clock: Clock, seconds: float) -> None:
-        """Raise the latency allowance to what the clock lost beyond our own moves' wall time, per
-        move, since the last report (never below `params.latency`)."""
-        if clock.reported is None or not clock.moves_since:
+        """Set the latency allowance to what the reported clock lost beyond our own moves' wall time,
+        per move, since the first report (never below `params.latency`). Controllers report whole
+        seconds (GTP; kgsGtp): a second of rounding is not lag."""
+        if clock.reported is None:
+            clock.reported, clock.spent, clock.n_moves = seconds, 0.0, 0
             return
-        extra = (clock.reported - seconds - sum(clock.moves_since)) / len(clock.moves_since)
-        self.latency[color] = max(self.params.latency, extra, 0.5 * (self.latency[color] + extra))
+        if not clock.n_moves:
+            return
+        rounding = 1.0 if clock.reported.is_integer() and seconds.is_integer() else 0.0
+        extra = (clock.reported - seconds - clock.spent - rounding) / clock.n_moves
+        self.latency[color] = max(self.params.latency, extra)
 
     def spend(self, color: int, seconds: float) -> None:
         """Take a move's wall time off `color`'s clock, as the game clock would."""
@@ -192,7 +200,7 @@ class TimeControl:
         if self.system == NONE:
             return
         seconds = max(0.0, float(seconds))
-        clock.moves_since.append(seconds)
+        clock.spent, clock.n_moves, clock.last_move = clock.spent + seconds, clock.n_moves + 1, seconds
         if not clock.in_byoyomi:
             if seconds <= clock.main or self.system == ABSOLUTE:
                 clock.main = max(0.0, clock.main - seconds)

@@ -231,17 +231,30 @@ def test_absolute_long_game_with_lag_never_runs_out(size, main, n_moves, lag):
 
 
 def test_latency_is_learned_from_the_clock_reports():
-    tc = adaptive("absolute", 60)
-    tc.time_left(BLACK, 60, 0)
+    tc = adaptive("absolute", 61)
+    tc.time_left(BLACK, 60.5, 0)
     before = tc.budget(BLACK, 9, 10, 70)
     tc.spend(BLACK, 1.0)
     tc.spend(BLACK, 1.0)
-    tc.time_left(BLACK, 57.0, 0)                       # the clock fell 3 s for 2 s of our moves
+    tc.time_left(BLACK, 57.5, 0)                       # the clock fell 3 s for 2 s of our moves
     assert tc.latency[BLACK] == pytest.approx(0.5) and tc.latency[WHITE] == P.latency
-    assert tc.budget(BLACK, 9, 10, 70) < before * 57 / 60 - 0.3
+    assert tc.budget(BLACK, 9, 10, 70) < before * 57.5 / 60.5 - 0.3
     tc.spend(BLACK, 1.0)
-    tc.time_left(BLACK, 56.0, 0)                       # no lag this time: the allowance decays
-    assert tc.latency[BLACK] == pytest.approx(0.25)
+    tc.time_left(BLACK, 56.5, 0)                       # no lag this time: the mean over three moves
+    assert tc.latency[BLACK] == pytest.approx(1 / 3)
+    tc.reset()
+    assert tc.latency[BLACK] == P.latency
+
+
+def test_whole_second_reports_are_not_lag():
+    tc = adaptive("absolute", 20)
+    left = 20.0
+    tc.time_left(BLACK, 20, 0)
+    for _ in range(15):
+        tc.spend(BLACK, 0.7)
+        left -= 0.71                                   # 0.01 s of lag a move, reported rounded down
+        tc.time_left(BLACK, int(left), 0)
+        assert tc.latency[BLACK] == P.latency
 
 
 def test_japanese_byoyomi_5s_plus_3x1s():
