@@ -170,7 +170,7 @@ class Player:
         reporting or timed; nothing once interrupted."""
         if self._interrupted.is_set():
             return 0
-        if not self.time.is_timed and plan.cap == 0:
+        if plan.cap == 0:                   # untimed, at a playout count
             if report is None:
                 return self.search.run(playouts=playouts)
             return run_sliced(self.search, playouts, 0.0, report.interval, report.report,
