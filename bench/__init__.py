@@ -5,7 +5,8 @@ Engines are driven only through GTP subprocesses, ours included. Results go unde
 - `records`     where a record goes (`results_folder`) and the commit it was measured at
 - `gtpclient`    a GTP subprocess with timeouts and restarts
 - `stats`        Wilson intervals and Elo differences
-- `matchconfig`  match configuration: engines, variants, board, games; validated
+- `gameclock`    a timed game's settings and each side's clock (absolute, Japanese byo-yomi, Canadian)
+- `matchconfig`  match configuration: engines, variants, board, games, time; validated
 - `position`     the harness's own board, the judge of legality
 - `game`         one game between two engines, scored and cross-checked with a referee
 - `sgfout`       one SGF per game

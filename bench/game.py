@@ -11,6 +11,8 @@ How a game ends, and what it is recorded as (`end`):
                 any difference is flagged (`disagreement`), never resolved silently;
 - "move_limit"  the move limit was reached: scored the same way;
 - "resign"      the side that resigned loses (B+R / W+R);
+- "time"        a timed game (`task.time`, bench.gameclock) whose side to move ran out of time,
+                counting the wall time of its genmove replies: that side loses (B+T / W+T);
 - "illegal"     a move the harness or the referee rejects (occupied, suicide, ko, superko, not a
                 vertex): the mover loses by forfeit (B+F / W+F) and the reason is recorded;
 - "fault"       an engine crashed, hung past its timeout, answered a command with an error or
@@ -23,6 +25,7 @@ import socket
 import time
 from dataclasses import dataclass
 
+from bench.gameclock import GameClock, TimeSettings
 from bench.gtpclient import EngineFault, GtpEngine, GtpError
 from bench.matchconfig import EngineSpec
 from bench.position import Position, format_vertex, parse_vertex
@@ -45,6 +48,10 @@ class GameTask:
     opponent: EngineSpec
     referee: EngineSpec | None
     fault_result: str = "void"
+    time: TimeSettings | None = None   # both sides' clock; None: untimed
+
+
+TIME_GRACE = 5.0    # seconds a timed genmove may run past its clock before the engine counts as hung
 
 
 class Fault(Exception):
@@ -107,6 +114,7 @@ class GameRunner:
         self.handicap_stones: list[str] = []
         self.notes: list[str] = []
         self.cpu_start: dict[str, float | None] = {}
+        self.clocks = {c: GameClock(task.time) for c in "bw"} if task.time else {}
 
     # -- the game ------------------------------------------------------------------------------
 
@@ -133,6 +141,8 @@ class GameRunner:
         record["times"] = [round(t, 3) for t in self.times]
         record["handicap_stones"] = self.handicap_stones
         record["notes"] = self.notes
+        if self.clocks:
+            record["clock"] = {role: self.clocks[c].summary() for role, c in self.colour_of.items()}
         record["seconds"] = round(time.time() - start, 3)
         return record
 
@@ -141,12 +151,13 @@ class GameRunner:
         passes = 0
         while len(self.moves) < self.task.move_limit:
             role = self.role_of[colour]
-            t0 = time.monotonic()
-            try:
-                reply = self._call(role, f"genmove {colour}")
-            except GtpError as e:
-                raise Fault(role, "error", f"genmove {colour} failed: {e}") from None
-            self.times.append(time.monotonic() - t0)
+            reply, took = self._genmove(role, colour)
+            self.times.append(took)
+            if self.clocks:
+                self.clocks[colour].charge(took)
+                if self.clocks[colour].lost:
+                    self.times.pop()      # the move came too late: it is not played
+                    return self._win(other(colour), "time", "T")
             vertex = reply.split()[0].lower() if reply.split() else ""
             if vertex == "resign":
                 self.times.pop()      # times stay aligned with moves; a resignation is not a move
@@ -159,6 +170,27 @@ class GameRunner:
             if passes == 2:
                 return self._score("passes")
         return self._score("move_limit")
+
+    def _genmove(self, role: str, colour: str) -> tuple[str, float]:
+        """The reply to genmove and its wall time, after `time_left` in a timed game. An engine that
+        runs past its clock by TIME_GRACE is stopped: its reply comes too late, whatever it is."""
+        clock = self.clocks.get(colour)
+        timeout = None
+        if clock is not None:
+            if self._supports(role, "time_left"):
+                seconds, stones = clock.time_left_args()       # GTP: whole seconds, so rounded down
+                self._send_checked(role, f"time_left {colour} {int(seconds)} {stones}")
+            timeout = min(self._spec(role).timeout, clock.most() + TIME_GRACE)
+        t0 = time.monotonic()
+        try:
+            reply = self.engines[role].send(f"genmove {colour}", timeout=timeout)
+        except GtpError as e:
+            raise Fault(role, "error", f"genmove {colour} failed: {e}") from None
+        except EngineFault as e:
+            if e.kind == "timeout" and timeout is not None and timeout < self._spec(role).timeout:
+                return "", time.monotonic() - t0          # out of time: charged as such
+            raise Fault(role, e.kind, str(e)) from None
+        return reply, time.monotonic() - t0
 
     def _apply(self, colour: str, vertex: str, reply: str) -> str | None:
         """Play the move everywhere; the reason it is illegal, or None."""
@@ -245,11 +277,20 @@ class GameRunner:
         spec = self._spec(role)
         commands = [f"boardsize {self.task.board_size}", "clear_board", f"komi {self.task.komi:g}"]
         commands += spec.setup_for(self.task.seed, self.task.index)
+        settings = self.task.time
+        if settings is not None and role != "referee":
+            commands.append(settings.gtp_time_settings())
+            if self._supports(role, "kgs-time_settings"):
+                commands.append(settings.kgs_time_settings())
         for command in commands:
-            try:
-                self._call(role, command)
-            except GtpError as e:
-                raise Fault(role, "error", f"{command!r} failed: {e}") from None
+            self._send_checked(role, command)
+
+    def _send_checked(self, role: str, command: str) -> str:
+        """A command whose `? error` is the engine's fault."""
+        try:
+            return self._call(role, command)
+        except GtpError as e:
+            raise Fault(role, "error", f"{command!r} failed: {e}") from None
 
     def _place_handicap(self) -> None:
         if not self.task.handicap:

@@ -2,7 +2,8 @@
 
     python -m bench.match configs/match-quick.yaml [--jobs N] [--scheduler ADDRESS] [--out DIR]
 
-Every variant of the player plays `games` games against the opponent (see bench.matchconfig).
+Every variant of the player plays `games` games against the opponent (see bench.matchconfig); with a
+`time:` section the games are played on the clock (bench.game, bench.gameclock).
 Games run in parallel through a concurrent.futures executor: a local process pool of --jobs
 workers, or a Dask distributed cluster with --scheduler ADDRESS (its workers need this package and
 the engines' commands). The run folder (default bench/results/match/<name>/) gets:
@@ -27,6 +28,7 @@ from __future__ import annotations
 import argparse
 import concurrent.futures as cf
 import contextlib
+import dataclasses
 import fcntl
 import faulthandler
 import json
@@ -76,7 +78,8 @@ def probe(spec: EngineSpec, what: str, cfg: MatchConfig) -> EngineInfo:
         engine.start()
         name = _ask(engine, "name") or os.path.basename(engine.argv[0])
         version = _ask(engine, "version")
-        for command in [f"boardsize {cfg.board_size}", "clear_board"] + spec.setup_for(cfg.seed, 0):
+        timed = [cfg.time.gtp_time_settings()] if cfg.time else []
+        for command in [f"boardsize {cfg.board_size}", "clear_board"] + spec.setup_for(cfg.seed, 0) + timed:
             try:
                 engine.send(command)
             except GtpError as e:
@@ -104,6 +107,7 @@ def settings(cfg: MatchConfig) -> dict:
         "opponent": [cfg.opponent.command, list(cfg.opponent.setup)],
         "referee": [cfg.referee.command, list(cfg.referee.setup)] if cfg.referee else None,
         "variants": {v.name: [v.player.command, list(v.player.setup)] for v in cfg.variants},
+        "time": dataclasses.asdict(cfg.time) if cfg.time else None,
     }
 
 
@@ -228,7 +232,8 @@ class Run:
         return [GameTask(run=cfg.name, variant=v.name, index=i, seed=cfg.seed + i,
                          board_size=cfg.board_size, komi=cfg.komi, handicap=cfg.handicap,
                          move_limit=cfg.move_limit, swapped=cfg.swapped(i), player=v.player,
-                         opponent=cfg.opponent, referee=cfg.referee, fault_result=cfg.fault_result)
+                         opponent=cfg.opponent, referee=cfg.referee, fault_result=cfg.fault_result,
+                         time=cfg.time)
                 for i in range(cfg.games) for v in cfg.variants if (v.name, i) not in self.records]
 
     def add(self, record: dict) -> None:
@@ -256,8 +261,9 @@ class Run:
         first = self.info[f"player:{cfg.variants[0].name}"]
         player = first.label if len(cfg.variants) == 1 else (cfg.player.label or first.name)
         handicap = f", handicap {cfg.handicap}" if cfg.handicap else ""
+        timed = f", {cfg.time.describe()}" if cfg.time else ""
         return (f"{player} vs {self.info['opponent'].label}: {cfg.board_size}x"
-                f"{cfg.board_size}, komi {cfg.komi:g}{handicap}, {cfg.games} games per variant")
+                f"{cfg.board_size}, komi {cfg.komi:g}{handicap}{timed}, {cfg.games} games per variant")
 
     def score_line(self) -> str:
         parts = []

@@ -14,6 +14,9 @@ max_moves: 0                # move limit; 0 means 3 * board_size**2
 seed: 1                     # game i gets seed + i, written wherever a command says {seed}
 jobs: 1                     # games played at once (--jobs overrides)
 fault_result: void          # a crash or hang: void (no result) or loss (the faulty engine loses)
+time: {system: absolute, main: 20}   # optional: a timed game (bench.gameclock); null or absent: none
+                            # {system: byoyomi, main: 5, period: 1, periods: 3}  Japanese byo-yomi
+                            # {system: canadian, main: 300, period: 10, stones: 5}
 referee: /usr/games/gnugo --mode gtp --chinese-rules   # GnuGo's final_score cross-checks; null: none
 player:                     # the engine under test: the -black engine of the .dat files
   command: python -m gtp.cli gtp --set search.playouts=1000 --set search.seed={seed}
@@ -44,6 +47,7 @@ from typing import Any
 
 import yaml
 
+from bench.gameclock import SYSTEMS, TimeSettings
 from bench.records import results_folder
 
 NAME_RE = re.compile(r"^[A-Za-z0-9_.+-]+$")
@@ -91,6 +95,7 @@ class MatchConfig:
     jobs: int = 1
     fault_result: str = "void"
     referee: EngineSpec | None = None
+    time: TimeSettings | None = None   # the clock of both sides; None: untimed
     source: str = ""             # the file it was read from
     raw: dict = field(default_factory=dict, compare=False)  # the YAML mapping, for the run record
 
@@ -113,7 +118,7 @@ def _fill(text: str, seed: int, game: int) -> str:
 
 
 TOP_KEYS = {"name", "board_size", "komi", "games", "alternate", "handicap", "max_moves", "seed", "jobs",
-            "fault_result", "referee", "player", "opponent", "variants"}
+            "fault_result", "referee", "player", "opponent", "variants", "time"}
 ENGINE_KEYS = {"command", "label", "setup", "timeout"}
 VARIANT_KEYS = {"name", "command", "args", "label", "setup", "timeout", "playouts"}
 
@@ -167,6 +172,7 @@ def parse_config(data: Any, default_name: str = "match", source: str = "") -> Ma
         jobs=_int(data.get("jobs", 1), "jobs", 1),
         fault_result=fault_result,
         referee=None if referee is None else _engine(referee, "referee"),
+        time=_time(data.get("time")),
         source=source, raw=data)
 
 
@@ -204,6 +210,33 @@ def _variants(items: Any, player: EngineSpec) -> tuple[Variant, ...]:
         playouts = _int(playouts, f"{where}.playouts", 1) if playouts is not None else _playouts_in(command)
         variants.append(Variant(name=name, player=spec, playouts=playouts))
     return tuple(variants)
+
+
+TIME_KEYS = {"absolute": ("main",), "byoyomi": ("main", "period", "periods"),
+             "canadian": ("main", "period", "stones")}
+
+
+def _time(value: Any) -> TimeSettings | None:
+    """The `time:` mapping: `system` and the keys that system takes, every one required, in whole seconds."""
+    if value is None:
+        return None
+    if not isinstance(value, dict):
+        raise ConfigError("time: expected a mapping with a system (absolute, byoyomi, canadian)")
+    system = value.get("system")
+    if system not in SYSTEMS:
+        raise ConfigError(f"time.system: expected one of {', '.join(SYSTEMS)}, got {system!r}")
+    keys = TIME_KEYS[system]
+    _check_keys(value, {"system", *keys}, f"time ({system})")
+    for key in keys:
+        if key not in value:
+            raise ConfigError(f"time.{key}: required key missing for {system} time")
+    # GTP's time_settings and time_left take whole seconds (GnuGo refuses anything else).
+    main = _int(value["main"], "time.main", 1 if system == "absolute" else 0)
+    if system == "absolute":
+        return TimeSettings(system, main)
+    period = _int(value["period"], "time.period", 1)
+    count_key = keys[2]
+    return TimeSettings(system, main, period, **{count_key: _int(value[count_key], f"time.{count_key}", 1)})
 
 
 def _engine(value: Any, where: str) -> EngineSpec:

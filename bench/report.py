@@ -44,6 +44,7 @@ class VariantSummary:
     disagreements: int        # area score and referee differ
     move_limit: int           # games stopped at the move limit
     playouts: int | None = None
+    clock: dict | None = None   # timed games: per role, used and available seconds (all games), losses on time
 
 
 def player_score(record: dict) -> float | None:
@@ -80,7 +81,22 @@ def summarize(variant: str, records: Iterable[dict], playouts: int | None = None
         illegal=sum(1 for r in records if r.get("end") == "illegal"),
         disagreements=sum(1 for r in records if r.get("disagreement")),
         move_limit=sum(1 for r in records if r.get("end") == "move_limit"),
-        playouts=playouts)
+        playouts=playouts, clock=_clock(records))
+
+
+def _clock(records: list[dict]) -> dict | None:
+    """Per role: seconds used and available over the timed games, the share used, and the games lost on time."""
+    timed = [r for r in records if r.get("clock")]
+    if not timed:
+        return None
+    out = {}
+    for role in ("player", "opponent"):
+        used = sum(r["clock"][role]["used"] for r in timed)
+        available = sum(r["clock"][role]["available"] for r in timed)
+        out[role] = {"games": len(timed), "used": round(used, 3), "available": round(available, 3),
+                     "share": used / available if available else math.nan,
+                     "lost_on_time": sum(1 for r in timed if r["clock"][role]["lost"])}
+    return out
 
 
 def _per_move(records: list[dict], role: str) -> float:
@@ -94,14 +110,20 @@ def _per_move(records: list[dict], role: str) -> float:
 def format_table(summaries: list[VariantSummary], title: str = "") -> str:
     header = ("variant", "games", "W-L-D", "win rate", "95% CI", "Elo", "Elo 95% CI",
               "s/move P", "s/move O", "faults", "illegal", "disagree")
+    timed = any(s.clock for s in summaries)
+    if timed:
+        header += ("clock P", "clock O", "lost on time")
     rows = [header]
     for s in summaries:
-        rows.append((
+        row = (
             s.variant, str(s.games), f"{s.wins}-{s.losses}-{s.draws}", _pct(s.win_rate),
             f"[{_pct(s.win_low)}, {_pct(s.win_high)}]" if s.games - s.void else "-",
             _elo(s.elo), f"[{_elo(s.elo_low)}, {_elo(s.elo_high)}]" if s.games - s.void else "-",
             _secs(s.player_seconds_per_move), _secs(s.opponent_seconds_per_move),
-            _faults(s), str(s.illegal), str(s.disagreements)))
+            _faults(s), str(s.illegal), str(s.disagreements))
+        if timed:
+            row += _clock_cells(s.clock)
+        rows.append(row)
     widths = [max(len(row[i]) for row in rows) for i in range(len(header))]
     lines = [title] if title else []
     for row in rows:
@@ -109,7 +131,17 @@ def format_table(summaries: list[VariantSummary], title: str = "") -> str:
                                for i, (cell, w) in enumerate(zip(row, widths))).rstrip())
     lines.append("W-L-D and win rate are the player's (draws count half); P player, O opponent, "
                  "R referee; s/move is wall time.")
+    if timed:
+        lines.append("clock: seconds used per game and the share of the time available (main time, and "
+                     "the byo-yomi the moves in it could use); lost on time: P/O.")
     return "\n".join(lines)
+
+
+def _clock_cells(clock: dict | None) -> tuple[str, str, str]:
+    if not clock:
+        return "-", "-", "-"
+    cells = tuple(f"{c['used'] / c['games']:.1f} s {_pct(c['share'])}" for c in (clock["player"], clock["opponent"]))
+    return (*cells, f"{clock['player']['lost_on_time']}/{clock['opponent']['lost_on_time']}")
 
 
 def _pct(p: float) -> str:

@@ -61,14 +61,29 @@ class SearchParams:
         return self.n_threads or cores()
 
 
+TIME_MANAGERS = ("adaptive", "fixed")   # engine.timecontrol: the clock-scaled plan, or the fixed margins of before
+
+
 @dataclass(frozen=True)
 class TimeParams:
     main_time: float = 0.0       # default main time in seconds when the controller sends none (0 = none)
     byo_yomi_time: float = 0.0
     byo_yomi_stones: int = 0
     max_time_per_move: float = 0.0   # cap on one move's thinking time; 0 means no cap
-    safety_margin: float = 0.5       # seconds kept back per move for GTP and process latency
-    moves_left_min: int = 30         # assume at least this many own moves remain in main time
+    manager: str = "adaptive"        # adaptive: the plan below; fixed: safety_margin per assumed move left
+    latency: float = 0.05            # adaptive: seconds a move costs beyond its search (GTP, pipes, process)
+    reserve: float = 0.1             # adaptive: share of the time left (main time or period) never planned
+    moves_left_floor: int = 5        # adaptive: own moves assumed still to play, at least
+    extension: float = 2.0           # adaptive: an unsure move may think this many times its share (1: never)
+    safety_margin: float = 0.5       # fixed: seconds kept back per move for GTP and process latency
+    moves_left_min: int = 30         # fixed: assume at least this many own moves remain in main time
+
+    def __post_init__(self) -> None:
+        _require(self.manager in TIME_MANAGERS, self, "manager", f"must be one of {', '.join(TIME_MANAGERS)}")
+        _require(0.0 <= self.latency <= 10.0, self, "latency", "must be in [0, 10] seconds")
+        _require(0.0 <= self.reserve < 1.0, self, "reserve", "must be in [0, 1)")
+        _require(_is_int(self.moves_left_floor, least=1), self, "moves_left_floor", "must be an integer >= 1")
+        _require(1.0 <= self.extension <= 10.0, self, "extension", "must be in [1, 10]")
 
 
 @dataclass(frozen=True)

@@ -28,9 +28,9 @@ from engine import scoring
 from engine.board import BLACK, EMPTY, PASS, RESIGN, WHITE, Board, IllegalMove
 from engine.game import Game
 from engine.params import EngineParams
-from engine.ponder import Ponderer, Reporter, run_sliced
+from engine.ponder import Ponderer, Reporter, run_planned, run_sliced
 from engine.search import Search
-from engine.timecontrol import TimeControl
+from engine.timecontrol import Plan, TimeControl
 
 SHORT_PLAYOUTS = 500       # playouts of the quick look at ownership before passing, or in cleanup
 FINAL_PLAYOUTS = 2000      # playouts behind final_score and final_status_list (whatever search.playouts)
@@ -130,7 +130,7 @@ class Player:
     def _choose(self, board: Board, color: int, cleanup: bool, report: Optional[Reporter] = None) -> int:
         sp = self.params.search
         start = self._clock()
-        playouts, seconds = self._limits(color, board)
+        playouts, plan = self._limits(color, board)
         history = self.game.history_hashes()
         dead: list[list[int]] = []
         moves = self.game.moves
@@ -142,36 +142,41 @@ class Player:
                 score = scoring.final_score(board, own)
                 if (score > 0) == (color == BLACK) and score != 0:
                     return PASS
-            if seconds:
-                seconds = max(MIN_SECONDS, seconds - (self._clock() - start))
         # After two passes the search would only score the root: search the play-on position.
         self.search.set_root(scoring.play_on(board) if self.game.is_over() else board, history)
-        self._run(playouts, seconds, report)
+        self._run(playouts, plan, start, report)
         if not cleanup and self._should_resign():
             return RESIGN
         # Passing first only makes sense in a won position: a losing engine plays on (or resigns).
         may_pass = opponent_passed or self.search.winrate() >= 0.5
         return self._pick(board, color, dead if cleanup else [], may_pass)
 
-    def _limits(self, color: int, board: Board) -> tuple[int, float]:
-        """(playouts, seconds) for this move; 0 means no limit on that one, never both 0."""
+    def _limits(self, color: int, board: Board) -> tuple[int, Plan]:
+        """(playouts, time plan) for this move; playouts 0 means no limit, and so does a plan of 0
+        seconds, never both."""
         playouts = self.params.search.playouts
-        budget = self.time.budget(color, board.size, len(self.game.moves))
-        if budget is None:
-            return playouts, (0.0 if playouts else UNTIMED_SECONDS)
-        return playouts, max(MIN_SECONDS, budget)
+        empty = int(np.count_nonzero(board.stones() == EMPTY))
+        plan = self.time.plan(color, board.size, len(self.game.moves), empty)
+        if plan is None:
+            seconds = 0.0 if playouts else UNTIMED_SECONDS
+            return playouts, Plan(seconds, seconds)
+        return playouts, Plan(max(MIN_SECONDS, plan.target), max(MIN_SECONDS, plan.cap))
 
     def _ownership(self, board: Board, playouts: int) -> np.ndarray:
         return scoring.playout_ownership(board, self.params.playout, playouts, self.params.search.seed)
 
-    def _run(self, playouts: int, seconds: float, report: Optional[Reporter] = None) -> int:
-        """Search.run, in slices when reporting; nothing once interrupted."""
+    def _run(self, playouts: int, plan: Plan, start: float, report: Optional[Reporter] = None) -> int:
+        """Search to the plan of a move that began at `start` (the clock's time), in slices when
+        reporting or timed; nothing once interrupted."""
         if self._interrupted.is_set():
             return 0
-        if report is None:
-            return self.search.run(playouts=playouts, seconds=seconds)
-        return run_sliced(self.search, playouts, seconds, report.interval, report.report,
-                          self._interrupted.is_set)
+        if plan.cap == 0:                   # untimed, at a playout count
+            if report is None:
+                return self.search.run(playouts=playouts)
+            return run_sliced(self.search, playouts, 0.0, report.interval, report.report,
+                              self._interrupted.is_set)
+        return run_planned(self.search, playouts, plan, self.time.should_stop, start, report,
+                           self._interrupted.is_set, self._clock)
 
     def _should_resign(self) -> bool:
         """Hopeless: the win rate is under the threshold and the best move is well explored

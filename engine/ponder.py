@@ -2,6 +2,8 @@
 
 - `run_sliced` runs a search in slices of `interval` seconds and calls a report after each slice:
   what an analysis stream (lz-analyze) and GoGui's live graphics need while the search goes on.
+- `run_planned` runs a timed move's search in slices, asking the time control after each whether to
+  stop (early when one move dominates, later when the best two are close) and reporting as above.
 - `Ponderer` searches the position after our move on the opponent's time, in a thread of its own,
   until `stop()`; the next genmove finds that tree again through `Search.set_root`'s tree reuse when
   the opponent played one of the moves it looked at.
@@ -20,6 +22,7 @@ from typing import Callable, Optional, Sequence, TextIO
 
 PONDER_SLICE = 0.1     # seconds per search slice while pondering
 STOP_POLL = 0.005      # seconds between two stop() calls while waiting for a thread to end
+CHECK_MIN, CHECK_MAX = 0.02, 0.1   # seconds between two looks at a timed search's root (run_planned)
 
 
 @dataclass(frozen=True)
@@ -57,6 +60,34 @@ def run_sliced(search, playouts: int, seconds: float, interval: float,
         if report is not None:
             report()
     return done
+
+
+def run_planned(search, playouts: int, plan, should_stop: Callable[..., bool], start: float,
+                reporter: Optional[Reporter] = None, is_stopped: Callable[[], bool] = lambda: False,
+                clock: Callable[[], float] = time.monotonic) -> int:
+    """Search for a move that began at `start` (on `clock`) to its time plan (engine.timecontrol's
+    Plan), at most `playouts` (0: no limit): in slices of a tenth of the target (CHECK_MIN to
+    CHECK_MAX seconds), after each of which `should_stop(plan, elapsed, rate, root_children)`
+    decides, and `reporter` reports when its interval has passed. Returns the playouts done."""
+    began, visits = clock(), search.root_visits()
+    last_report = [began]
+
+    def stopped() -> bool:
+        if is_stopped():
+            return True
+        added, now = search.root_visits() - visits, clock()
+        if added <= 0 or now <= began:      # no playout yet: no rate to judge by
+            return False
+        return should_stop(plan, now - start, added / (now - began), search.root_children())
+
+    def report() -> None:
+        if clock() - last_report[0] >= reporter.interval:
+            last_report[0] = clock()
+            reporter.report()
+
+    interval = min(CHECK_MAX, max(CHECK_MIN, plan.target / 10))
+    seconds = max(CHECK_MIN, plan.cap - (began - start))
+    return run_sliced(search, playouts, seconds, interval, report if reporter else None, stopped)
 
 
 def stop_thread(thread: threading.Thread, stop: Callable[[], None], poll: float = STOP_POLL) -> None:

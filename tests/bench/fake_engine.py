@@ -2,7 +2,7 @@
 
     python tests/bench/fake_engine.py [--fail crash|hang|illegal|garbage|error] [--at N]
                                       [--game G --this-game K] [--moves M] [--score RESULT]
-                                      [--pidfile PATH] [--hangfile PATH]
+                                      [--pidfile PATH] [--hangfile PATH] [--sleep S] [--log PATH]
 
 It plays the first point it believes empty (scanning from A1; it does not track captures, so it
 never picks an occupied point by mistake), and on its N-th genmove it fails as asked: exits
@@ -13,6 +13,9 @@ it only passes, so that a game it does not break ends with two passes. With --sc
 `final_score` with that fixed result (and no dead stones), to play a referee that disagrees.
 With --pidfile it writes its process id there, so a test can check that it was stopped; with
 --hangfile it writes it there when it starts to hang, so a test can wait until a game is stuck.
+With --sleep every genmove first sleeps S seconds (a slow engine on the clock); with --log every
+command line it reads is appended there. It takes the time commands (time_settings,
+kgs-time_settings, time_left) and ignores them.
 """
 import argparse
 import os
@@ -32,6 +35,8 @@ def main() -> None:
     parser.add_argument("--score", default=None)
     parser.add_argument("--pidfile", default=None)
     parser.add_argument("--hangfile", default=None)
+    parser.add_argument("--sleep", type=float, default=0.0)
+    parser.add_argument("--log", default=None)
     args = parser.parse_args()
     append_pid(args.pidfile)
     armed = args.game is None or args.game == args.this_game
@@ -46,6 +51,9 @@ def main() -> None:
         if parts[0].isdigit():
             ident, parts = parts[0], parts[1:]
         command, args_ = parts[0], parts[1:]
+        if args.log:
+            with open(args.log, "a") as f:
+                f.write(" ".join(parts) + "\n")
         reply, ok = "", True
         if command == "quit":
             respond(ident, "")
@@ -58,19 +66,21 @@ def main() -> None:
             reply = "2"
         elif command == "list_commands":
             reply = "\n".join(["boardsize", "clear_board", "komi", "play", "genmove", "name", "version",
-                               "protocol_version", "list_commands", "quit"]
+                               "protocol_version", "list_commands", "quit", "time_settings",
+                               "kgs-time_settings", "time_left"]
                               + (["final_score", "final_status_list"] if args.score else []))
         elif command == "boardsize":
             size = int(args_[0])
         elif command == "clear_board":
             occupied = []
-        elif command == "komi":
+        elif command in ("komi", "time_settings", "kgs-time_settings", "time_left"):
             pass
         elif command == "play":
             if args_[1].lower() != "pass":
                 occupied.append(args_[1].upper())
         elif command == "genmove":
             n_genmove += 1
+            time.sleep(args.sleep)
             fail = args.fail if armed and n_genmove == args.at else "none"
             if fail == "crash":
                 sys.exit(3)

@@ -13,6 +13,7 @@ import pytest
 from sgfmill import sgf
 
 from bench.game import GameTask, play_game
+from bench.gameclock import TimeSettings
 from bench.match import LOCK_NAME, RunError, locked, main, run_match
 from bench.matchconfig import EngineSpec, load_config
 from bench.report import read_dat
@@ -380,3 +381,59 @@ def test_a_match_runs_on_a_dask_local_cluster(tmp_path):
     assert sorted(r["game"] for r in games) == [0, 1]
     assert all(r["result"] not in (None, "Void") for r in games)
     assert len(read_dat(tmp_path / "run" / "main.dat")[1]) == 2
+
+
+def test_timed_games_send_the_clock_and_a_slow_engine_loses_on_time(tmp_path):
+    # 5x5, 2 s sudden death against GnuGo: the quick engine finishes its game on the clock;
+    # the one that sleeps 0.6 s before each move runs out at its fourth move.
+    log = tmp_path / "commands.log"
+    config = write_config(tmp_path, f"""
+        name: timed
+        board_size: 5
+        komi: 0.5
+        games: 1
+        max_moves: 16
+        referee: {REFEREE}
+        time: {{system: absolute, main: 2}}
+        player:
+          command: {FAKE} --log {log}
+          label: Fake
+        opponent:
+          command: {GNUGO}
+          label: GnuGo
+        variants:
+          - name: quick
+          - name: slow
+            command: {FAKE} --sleep 0.6
+    """)
+    out = tmp_path / "run"
+    assert main([str(config), "--out", str(out), "--no-progress"]) == 0
+    games = {r["variant"]: r for r in records(out)}
+    quick, slow = games["quick"], games["slow"]
+    assert quick["end"] in ("passes", "move_limit") and not quick["clock"]["player"]["lost"]
+    assert slow["end"] == "time" and slow["result"] == "W+T" and slow["winner"] == "w"
+    assert slow["clock"]["player"]["lost"] and not slow["clock"]["opponent"]["lost"]
+    assert len(slow["moves"]) == 6                 # three moves each; the fourth came too late
+    assert slow["clock"]["player"]["used"] > 2 and slow["clock"]["player"]["available"] == 2
+    for record in games.values():
+        opponent = record["clock"]["opponent"]
+        assert 0 < opponent["used"] <= opponent["available"] == 2
+    # The quick engine was told the settings, then its clock before each genmove, as kgsGtp does.
+    lines = log.read_text().splitlines()
+    assert "time_settings 2 0 0" in lines and "kgs-time_settings absolute 2" in lines
+    genmoves = [i for i, line in enumerate(lines) if line.startswith("genmove")]
+    assert genmoves and all(lines[i - 1].startswith("time_left b ") for i in genmoves)
+    assert lines[genmoves[0] - 1] == "time_left b 2 0"
+    assert sgf.Sgf_game.from_bytes((out / "slow-0.sgf").read_bytes()).get_root().get("RE") == "W+T"
+    summary = (out / "summary.txt").read_text()
+    assert "2 s sudden death" in summary and "lost on time" in summary
+    assert json.loads((out / "summary.json").read_text())["variants"][1]["clock"]["player"]["lost_on_time"] == 1
+
+
+def test_a_timed_gnugo_game_with_japanese_byoyomi():
+    settings = TimeSettings("byoyomi", 1, 1, 2)
+    record = play_game(task(GNUGO, time=settings))
+    assert record["end"] in ("passes", "resign") and not record["result"].endswith("+T")
+    for role in ("player", "opponent"):
+        clock = record["clock"][role]
+        assert not clock["lost"] and 0 < clock["used"] and clock["available"] >= 1.0

@@ -7,8 +7,9 @@ import pytest
 from engine.board import BLACK, WHITE, Board
 from engine.params import EngineParams, PlayoutParams, SearchParams
 from engine.player import Player
-from engine.ponder import Ponderer, Reporter, run_sliced, stop_thread
+from engine.ponder import Ponderer, Reporter, run_planned, run_sliced, stop_thread
 from engine.search import Search
+from engine.timecontrol import Plan, TimeControl
 from tests.polling import wait_until
 
 
@@ -133,3 +134,40 @@ def test_interrupt_ends_an_unlimited_analysis_and_a_long_genmove():
     assert player.game.moves == [(BLACK, result["move"])]
     # An old interrupt does not cut the next search short.
     assert player.analyze(WHITE, playouts=100) == 100
+
+
+class ClockedSearch:
+    """A stand-in search on a hand-driven clock: each slice adds `rate` playouts a second, `split` of
+    them to the best child and the rest to the second, on top of the visits the tree already holds
+    (pondering's, reused)."""
+
+    def __init__(self, visits: tuple[int, int], split: float, rate: float = 1000.0):
+        self.now, self.rate, self.split, self.visits = 0.0, rate, split, list(visits)
+
+    def clock(self) -> float:
+        return self.now
+
+    def run(self, playouts: int = 0, seconds: float = 0.0) -> int:
+        added = int(self.rate * seconds)
+        self.now += seconds
+        self.visits[0] += round(self.split * added)
+        self.visits[1] += added - round(self.split * added)
+        return added
+
+    def root_visits(self) -> int:
+        return sum(self.visits)
+
+    def root_children(self) -> list[dict]:
+        return [{"visits": self.visits[0], "winrate": 0.6}, {"visits": self.visits[1], "winrate": 0.4}]
+
+
+@pytest.mark.parametrize("visits, split, stops_by", [
+    ((0, 0), 0.55, (1.8, 2.05)),         # the best two stay close: extended (nearly) to the cap
+    ((0, 0), 0.9, (0.5, 0.95)),          # one move dominates: stopped before the target
+    ((4000, 100), 0.55, (0.0, 0.15)),    # pondering already settled it: one slice is enough
+])
+def test_timed_search_extends_stops_early_and_counts_pondered_visits(visits, split, stops_by):
+    search = ClockedSearch(visits, split)
+    run_planned(search, 0, Plan(1.0, 2.0), TimeControl().should_stop, start=0.0, clock=search.clock)
+    low, high = stops_by
+    assert low <= search.now <= high

