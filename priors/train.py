@@ -145,7 +145,8 @@ def trainable() -> list[str]:
 
 def trainer(name: str) -> ModuleType | None:
     """The `train` module of the prior's subpackage (its `fit(hyper, data) -> (prior, curve, kept)`,
-    `UNIT` and optional `report(prior)`), or None for a prior that is not trained."""
+    `UNIT`, optional `report(prior)` and optional `training_data(config, scheduler, log)` for a model
+    that gathers its own data instead of competitions), or None for a prior that is not trained."""
     package = prior_class(name).__module__.rpartition(".")[0]
     try:
         return importlib.import_module(f"{package}.train")
@@ -387,12 +388,15 @@ def training_data(config: TrainConfig, scheduler: str = "", log=print) -> Traini
 def train(config: TrainConfig, scheduler: str = "", log=print) -> Prior:
     """Fit the configured model; returns the fitted prior with its report in info_."""
     started = time.time()
-    data = training_data(config, scheduler, log)
-    comps, patterns = data.comps, data.patterns
-    log(f"training competitions: {len(comps)} ({comps.nbytes() / 1e6:.0f} MB, "
-        f"{len(comps.levels) / max(1, len(comps)):.0f} distinct teams each); games {data.stats}")
-    fit_start = time.time()
     steps = trainer(config.model)
+    own_data = getattr(steps, "training_data", None)     # a model that learns from raw positions gathers its own
+    data = own_data(config, scheduler, log) if own_data else training_data(config, scheduler, log)
+    patterns = getattr(data, "patterns", None)
+    if own_data is None:
+        comps = data.comps
+        log(f"training competitions: {len(comps)} ({comps.nbytes() / 1e6:.0f} MB, "
+            f"{len(comps.levels) / max(1, len(comps)):.0f} distinct teams each); games {data.stats}")
+    fit_start = time.time()
     prior, curve, final = steps.fit(config.hyper, data)
     prior.info_.update(
         config=config_record(config),
