@@ -8,7 +8,7 @@ passes lambda messages up the pyramid (cortigo.md Sec. 1, "Inference"):
     lambda_k(y) = prod_{j in F_k} sum_z phi_{k,j}(z | y) lambda_j(z)
     P(m | x)   ∝ P(m) prod_k sum_y psi_k(y | m) lambda_k(y)
 
-for the 8 views of a region at once. `sample_moves` is the Monte-Carlo alternative (draw z then y as
+for the 8 views of a region at once, in a Cython kernel (`_kernels.predict`). `sample_moves` is the Monte-Carlo alternative (draw z then y as
 in training and average P(m | y)). The whole-board prior pools the region distributions linearly, each
 view weighted by P(next move in the region | s), counted in training (the spec's linear pool with
 empirical weights, Sec. 4.10-11), averaged over the region's two orientations; points no active region
@@ -23,6 +23,7 @@ import numpy as np
 
 from priors.base import Prior, register, require
 from priors.modelfile import ModelError
+from priors.pbn import _kernels
 from priors.pbn.em import Network, fit_network
 from priors.pbn.network import Pyramid
 from priors.pbn.regions import KINDS, Samples, position_arrays, region_samples, region_shape, relative, \
@@ -84,8 +85,8 @@ class RegionModel:
         self.weight = np.where(self.seen > 0, self.inside / np.maximum(self.seen, 1), 0.0)
         self._log = {k: np.log(self.params[k]) for k in ("cpt2", "move_prior")}
         self._l2 = np.where(pyramid.l2 >= 0, pyramid.l2, pyramid.n_points)   # a cut field reads a dummy
-        self._l3 = np.maximum(pyramid.l3, 0)
-        self._l3_real = pyramid.l3 >= 0
+        self._l3 = np.maximum(pyramid.l3, 0)                   # the Monte-Carlo pass reads a cut field's
+        self._l3_real = pyramid.l3 >= 0                       # first child and weighs it 0
 
     @property
     def max_stones(self) -> int:
@@ -93,9 +94,7 @@ class RegionModel:
 
     def active(self, stones: np.ndarray) -> np.ndarray:
         """Views whose stone count has a fitted model (more than max_stones: none, as in the paper)."""
-        ok = stones <= self.max_stones
-        ok[ok] = self.n_train[stones[ok]] > 0
-        return ok
+        return (stones <= self.max_stones) & (self.n_train[np.minimum(stones, self.max_stones)] > 0)
 
     def _level2(self, points: np.ndarray, stones: np.ndarray) -> np.ndarray:
         """lambda_j(z), scaled to max 1: (A, J2, K2) for points (A, R) of models `stones` (A,)."""
@@ -105,21 +104,13 @@ class RegionModel:
         log_lam = np.take_along_axis(log_theta, x[..., None, None].astype(np.int64), axis=3)[..., 0, :].sum(axis=2)
         return np.exp(log_lam - log_lam.max(axis=2, keepdims=True))
 
-    def _level3(self, lam2: np.ndarray, stones: np.ndarray) -> np.ndarray:
-        """lambda_k(y), scaled to max 1: (A, J3, K3)."""
-        children = lam2[:, self._l3]                                             # (A, J3, C3, K2)
-        terms = np.einsum("akcz,akczy->akcy", children, self.params["cpt3"][stones])
-        log_lam = (np.log(terms) * self._l3_real[None, :, :, None]).sum(axis=2)
-        return np.exp(log_lam - log_lam.max(axis=2, keepdims=True))
-
-    def _top(self, log_terms: np.ndarray) -> np.ndarray:
-        return _normalised(np.exp(log_terms - log_terms.max(axis=1, keepdims=True)))
-
     def predict(self, points: np.ndarray, stones: np.ndarray) -> np.ndarray:
         """P(m | x) over the region's points (A, R) for views `points` (A, R) with fitted models."""
-        lam3 = self._level3(self._level2(points, stones), stones)
-        per_node = np.einsum("aky,akym->akm", lam3, self.params["psi"][stones])
-        return self._top(np.log(per_node).sum(axis=1) + self._log["move_prior"][stones])
+        out = np.empty((len(points), self.pyramid.n_points))
+        _kernels.predict(np.ascontiguousarray(points, dtype=np.uint8), np.ascontiguousarray(stones, dtype=np.int64),
+                         self._log["cpt2"], self.pyramid.l2, self.params["cpt3"], self.pyramid.l3,
+                         self.params["psi"], self._log["move_prior"], out)
+        return out
 
     def sample_moves(self, points: np.ndarray, stones: np.ndarray, n_draws: int,
                      rng: np.random.Generator) -> np.ndarray:
@@ -133,21 +124,26 @@ class RegionModel:
         y = _draw(np.exp(log_y - log_y.max(axis=2, keepdims=True)), rng)          # (A * S, J3)
         psi = self.params["psi"][rep]                                            # (A*S, J3, K3, R)
         log_m = np.log(np.take_along_axis(psi, y[..., None, None], axis=2)[:, :, 0, :]).sum(axis=1)
-        p = self._top(log_m + self._log["move_prior"][rep])
+        log_m += self._log["move_prior"][rep]
+        p = _normalised(np.exp(log_m - log_m.max(axis=1, keepdims=True)))
         return p.reshape(len(points), n_draws, -1).mean(axis=1)
 
-    def board_scores(self, colors: np.ndarray, legal: np.ndarray) -> np.ndarray:
-        """The region kind's weight on every board point (N*N,): sum over active views of
-        P(move in region | s) P(m | x) / 2, each view's distribution renormalised over its legal points."""
+    def view_distributions(self, colors: np.ndarray, legal: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(active views (A,), their weight on each region point (A, R)): P(move in region | s) P(m | x) / 2
+        (a region's two orientations share it), each view renormalised over its legal points."""
         points = colors[self.views]
         stones = stone_counts(points)
-        on = self.active(stones)
-        scores = np.zeros(self.board_size ** 2)
-        if not on.any():
-            return scores
+        on = np.flatnonzero(self.active(stones))
+        if not len(on):
+            return on, np.zeros((0, self.pyramid.n_points))
         p = self.predict(points[on], stones[on]) * legal[self.views[on]]
         total = p.sum(axis=1, keepdims=True)
-        p = np.divide(p, total, out=np.zeros_like(p), where=total > 0) * (self.weight[stones[on]] / 2)[:, None]
+        p = np.divide(p, total, out=np.zeros_like(p), where=total > 0)
+        return on, p * (self.weight[stones[on]] / 2)[:, None]
+
+    def board_scores(self, colors: np.ndarray, legal: np.ndarray) -> np.ndarray:
+        """The summed weight of the active views on every board point (N*N,)."""
+        on, p = self.view_distributions(colors, legal)
         return np.bincount(self.views[on].ravel(), weights=p.ravel(), minlength=self.board_size ** 2)
 
     def arrays(self) -> dict[str, np.ndarray]:

@@ -48,10 +48,10 @@ def inverse_views(view: np.ndarray, board_size: int) -> np.ndarray:
 
 
 def relative(stones: np.ndarray, to_play: np.ndarray | int) -> np.ndarray:
-    """Board colours (EMPTY 0, BLACK, WHITE) as 0 empty, 1 own, 2 opponent for the side `to_play`."""
+    """Board colours (EMPTY 0, BLACK 1, WHITE 2) as 0 empty, 1 own, 2 opponent for the side `to_play`."""
     stones = np.asarray(stones)
     own = np.asarray(to_play).reshape(np.shape(to_play) + (1,) * (stones.ndim - np.ndim(to_play)))
-    return np.where(stones == 0, 0, np.where(stones == own, 1, 2)).astype(np.uint8)
+    return ((stones != 0) * (1 + (stones != own))).astype(np.uint8)
 
 
 def stone_counts(points: np.ndarray) -> np.ndarray:
