@@ -30,9 +30,10 @@ def predict(const uint8_t[:, ::1] points, const int64_t[::1] stones, const float
     with nogil:
         for a in range(n_views):
             s = stones[a]
+            lam2[:, :] = 0.0
+            lam3[:, :] = 0.0
+            top[:, :] = 0.0
             for j in range(j2):
-                for z in range(k2):
-                    lam2[j, z] = 0.0
                 for c in range(c2):
                     i = l2[j, c]
                     if i < 0:
@@ -41,8 +42,6 @@ def predict(const uint8_t[:, ::1] points, const int64_t[::1] stones, const float
                         lam2[j, z] += log_cpt2[s, j, c, points[a, i], z]
                 _scale(lam2, j, k2)
             for k in range(j3):
-                for y in range(k3):
-                    lam3[k, y] = 0.0
                 for c in range(c3):
                     j = l3[k, c]
                     if j < 0:
@@ -54,8 +53,6 @@ def predict(const uint8_t[:, ::1] points, const int64_t[::1] stones, const float
                         lam3[k, y] += log(t)
                 _scale(lam3, k, k3)
             for k in range(j3):
-                for m in range(n_moves):
-                    top[k, m] = 0.0
                 for y in range(k3):
                     for m in range(n_moves):
                         top[k, m] += psi[s, k, y, m] * lam3[k, y]

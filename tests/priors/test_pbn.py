@@ -187,3 +187,25 @@ def test_the_whole_board_prior_is_normalised_with_zero_on_occupied_points():
     assert np.all(p[:-1][occupied] == 0) and np.all(p[:-1][~occupied] > 0) and p[-1] > 0
     assert p[2 * 19 + 2] > 100 * p[9 * 19 + 9]                             # a corner move, learned, against the centre
     assert prior.evaluate(Board(9), BLACK).sum() == pytest.approx(1.0, abs=1e-5)   # another size: eps alone
+
+
+def test_the_kernel_passes_the_messages_of_the_spec():
+    """On a 3x3 region (one node per hidden level) P(m | x) ∝ P(m) sum_y psi(y|m) sum_z phi(z|y) prod_i theta_i(x_i|z)."""
+    pyramid = Pyramid(3, 3)
+    rng = np.random.default_rng(2)
+    params = {k: rng.random(v.shape) + 0.1 for k, v in stack_networks(pyramid, [None, None]).items()}
+    params["cpt2"] /= params["cpt2"].sum(axis=3, keepdims=True)
+    params["cpt3"] /= params["cpt3"].sum(axis=3, keepdims=True)
+    params["psi"] /= params["psi"].sum(axis=2, keepdims=True)
+    params["move_prior"] /= params["move_prior"].sum(axis=1, keepdims=True)
+    model = RegionModel("corner", pyramid, 7, params, [5, 5], [5, 5], [1, 1])
+    x = rng.integers(0, 3, (4, 9)).astype(np.uint8)
+    stones = np.array([0, 1, 0, 1])
+    got = model.predict(x, stones)
+    for a in range(4):
+        p = model.params
+        s = stones[a]
+        lam2 = np.prod(p["cpt2"][s, 0, np.arange(9), x[a]], axis=0)                  # (K2,)
+        lam3 = lam2 @ p["cpt3"][s, 0, 0]                                             # (K3,)
+        want = p["move_prior"][s] * (lam3 @ p["psi"][s, 0])
+        np.testing.assert_allclose(got[a], want / want.sum(), rtol=1e-5)
