@@ -3,10 +3,14 @@ region samples in their 8 orientations and under a colour swap, and the whole-bo
 behaviour is checked on a synthetic 'expert' whose move is a fixed function of the region's stones."""
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 
-from engine.board import BLACK, PASS, WHITE, Board
+from engine.board import BLACK, WHITE, Board
+from engine.config import load_config
+from priors.base import load_prior
 from priors.dataset import Position, transform
 from priors.pbn.em import distinct_rows, fit_latent_class, fit_network
 from priors.pbn.model import PBNHyperparameters, PBNPrior, RegionModel, stack_networks
@@ -209,3 +213,14 @@ def test_the_kernel_passes_the_messages_of_the_spec():
         lam3 = lam2 @ p["cpt3"][s, 0, 0]                                             # (K3,)
         want = p["move_prior"][s] * (lam3 @ p["psi"][s, 0])
         np.testing.assert_allclose(got[a], want / want.sum(), rtol=1e-5)
+
+
+def test_the_preset_plays_with_the_shipped_model():
+    params = load_config(str(Path(__file__).resolve().parents[2] / "configs" / "pbn.yaml"))
+    prior = load_prior(params.prior.name, params.prior.model)
+    board = Board(19)
+    board.play(board.point(15, 15), BLACK)                                 # Q16
+    p = prior.evaluate(board, WHITE)
+    assert p[15 * 19 + 15] == 0 and p.sum() == pytest.approx(1.0, abs=1e-5)
+    corner_area = p[:-1].reshape(19, 19)[[2, 2, 3, 15, 16], [15, 16, 3, 3, 2]].sum()
+    assert corner_area > 20 * p[9 * 19 + 9]                                # the centre is in no region
