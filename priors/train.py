@@ -144,9 +144,11 @@ def trainable() -> list[str]:
 
 
 def trainer(name: str) -> ModuleType | None:
-    """The `train` module of the prior's subpackage (its `fit(hyper, data) -> (prior, curve, kept)`, or
-    `fit_games(config, executor, log) -> (prior, curve, kept, game stats)` for a model that reads the
-    positions itself, `UNIT` and optional `report(prior)`), or None for a prior that is not trained."""
+    """The `train` module of the prior's subpackage (its `fit(hyper, data) -> (prior, curve, kept)`,
+    `UNIT` and optional `report(prior)`), or None for a prior that is not trained. A model that does
+    not learn from competitions offers one of two hooks instead: `training_data(config, scheduler, log)`
+    gathers its own data for `fit` (pbn), `fit_games(config, executor, log) -> (prior, curve, kept,
+    game stats)` reads the positions and fits in one pass (spt)."""
     package = prior_class(name).__module__.rpartition(".")[0]
     try:
         return importlib.import_module(f"{package}.train")
@@ -395,10 +397,13 @@ def train(config: TrainConfig, scheduler: str = "", log=print) -> Prior:
         prior, curve, final, stats = steps.fit_games(config, make_executor(config, scheduler), log)
         n_patterns = 0
     else:
-        data = training_data(config, scheduler, log)
-        comps, patterns = data.comps, data.patterns
-        log(f"training competitions: {len(comps)} ({comps.nbytes() / 1e6:.0f} MB, "
-            f"{len(comps.levels) / max(1, len(comps)):.0f} distinct teams each); games {data.stats}")
+        own_data = getattr(steps, "training_data", None)     # a model that gathers its own data (pbn)
+        data = own_data(config, scheduler, log) if own_data else training_data(config, scheduler, log)
+        patterns = getattr(data, "patterns", None)
+        if own_data is None:
+            comps = data.comps
+            log(f"training competitions: {len(comps)} ({comps.nbytes() / 1e6:.0f} MB, "
+                f"{len(comps.levels) / max(1, len(comps)):.0f} distinct teams each); games {data.stats}")
         fit_start = time.time()
         prior, curve, final = steps.fit(config.hyper, data)
         stats, n_patterns = data.stats, len(patterns) if patterns is not None else 0

@@ -1,0 +1,143 @@
+"""The PBN fitting step of `python -m priors.train`: region samples from the archives, then one pyramid
+per (region, s), with a progress bar counting models.
+
+The run is resumable per model: each fitted pyramid is written to `<cache_dir>/pbn-models-<key>/<kind>-<s>.npz`
+(the output's folder without a cache_dir) as soon as it is done (key: the data and hyperparameters),
+and a run started again with the same config reads those back instead of fitting them. The samples themselves are cached under `cache_dir`
+when the config sets one.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import sys
+import time
+from dataclasses import asdict, dataclass
+from functools import partial
+from pathlib import Path
+
+import numpy as np
+from tqdm import tqdm
+
+from priors.pbn.em import Level, Network
+from priors.pbn.model import PBNHyperparameters, PBNPrior, fit_stone_model, pyramid_for, samples_of
+from priors.pbn.regions import KINDS, Samples
+from priors.train import DataConfig, TrainConfig, make_executor, merge_stats, run_chunks, split_dataset
+
+UNIT = "models"
+SAMPLE_FIELDS = ("points", "stones", "moves", "seen")
+NETWORK_FIELDS = ("prior2", "cpt2", "prior3", "cpt3", "move_prior", "psi")
+
+
+@dataclass
+class PBNData:
+    """Region samples of the training games, and where the fitted models of this run are kept."""
+    samples: dict[str, Samples]
+    board_size: int
+    stats: dict
+    parts: Path
+
+
+def sample_chunk(data: DataConfig, split: str, hyper: PBNHyperparameters,
+                 games: list[tuple[str, bytes]]) -> tuple[dict[str, Samples], object]:
+    """The samples of each region kind in a chunk of games (runs in a worker process)."""
+    ds = split_dataset(data, split, data.sample, None)
+    positions = (ds.positions_of(gid, raw) for gid, raw in games)
+    per_game = [samples_of(p, data.size, hyper) for p in positions if p]
+    return {kind: Samples.concatenate([g[kind] for g in per_game]) for kind in KINDS}, ds.stats
+
+
+def gather(data: DataConfig, split: str, max_games: int | None, hyper: PBNHyperparameters,
+           n_workers: int = 1, chunk_games: int = 50, scheduler: str = "") -> tuple[dict[str, Samples], dict]:
+    """Every sample of each region kind in the games of one split, and the games' stats."""
+    ds = split_dataset(data, split, data.sample, max_games)
+    executor = make_executor(TrainConfig(n_workers=n_workers), scheduler)
+    parts = run_chunks(executor, partial(sample_chunk, data, split, hyper), ds.games(), chunk_games,
+                       len(ds.game_ids()), f"{split} samples")
+    if executor is not None:
+        executor.shutdown()
+    samples = {kind: Samples.concatenate([p[kind] for p, _ in parts]) for kind in KINDS}
+    return samples, merge_stats([s for _, s in parts])
+
+
+def _key(what: dict) -> str:
+    return hashlib.sha256(json.dumps(what, sort_keys=True).encode()).hexdigest()[:16]
+
+
+def save_samples(path: Path, samples: dict[str, Samples], stats: dict) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    arrays = {f"{kind}_{f}": getattr(samples[kind], f) for kind in KINDS for f in SAMPLE_FIELDS}
+    np.savez(path.with_suffix(".partial.npz"), stats=np.array(json.dumps(stats)), **arrays)
+    path.with_suffix(".partial.npz").rename(path)
+
+
+def load_samples(path: Path) -> tuple[dict[str, Samples], dict]:
+    with np.load(path, allow_pickle=False) as f:
+        samples = {kind: Samples(*(f[f"{kind}_{x}"] for x in SAMPLE_FIELDS)) for kind in KINDS}
+        return samples, json.loads(str(f["stats"]))
+
+
+def split_samples(config: TrainConfig, split: str, max_games: int | None, log=print,
+                  scheduler: str = "") -> tuple[dict[str, Samples], dict]:
+    """`gather`, or its result read back from `cache_dir` when the config sets one and it is there."""
+    hyper = config.hyper
+    regions = {k: getattr(hyper, k) for k in ("corner", "strip_depth", "max_stones")}
+    path = Path(config.cache_dir).expanduser() / f"pbn-{split}-{_key([asdict(config.data), regions, max_games])}.npz"
+    if config.cache_dir and path.exists():
+        log(f"{split} samples read from the cache {path}")
+        return load_samples(path)
+    samples, stats = gather(config.data, split, max_games, hyper, config.n_workers, config.chunk_games, scheduler)
+    if config.cache_dir:
+        save_samples(path, samples, stats)
+    return samples, stats
+
+
+def training_data(config: TrainConfig, scheduler: str = "", log=print) -> PBNData:
+    """The `priors.train` hook: samples of the training games instead of competitions."""
+    samples, stats = split_samples(config, "train", config.data.max_games, log, scheduler)
+    log(f"samples: {', '.join(f'{k} {len(s.moves)}' for k, s in samples.items())}; games {stats}")
+    key = _key([asdict(config.data), asdict(config.hyper)])
+    parts = Path(config.cache_dir or Path(config.output).parent).expanduser() / f"pbn-models-{key}"
+    return PBNData(samples, config.data.size, stats, parts)
+
+
+def save_network(path: Path, net: Network) -> None:
+    arrays = dict(zip(NETWORK_FIELDS, (net.level2.prior, net.level2.cpt, net.level3.prior, net.level3.cpt,
+                                       net.move_prior, net.psi)))
+    np.savez(path.with_suffix(".partial.npz"), **arrays)
+    path.with_suffix(".partial.npz").rename(path)
+
+
+def load_network(path: Path) -> Network:
+    with np.load(path, allow_pickle=False) as f:
+        a = {k: f[k] for k in NETWORK_FIELDS}
+    return Network(Level(a["prior2"], a["cpt2"], []), Level(a["prior3"], a["cpt3"], []), a["move_prior"], a["psi"])
+
+
+def fit(hyper: PBNHyperparameters, data: PBNData) -> tuple[PBNPrior, list[dict], dict]:
+    """Fit (or read back) every (kind, s) model; a curve point per model."""
+    data.parts.mkdir(parents=True, exist_ok=True)
+    curve: list[dict] = []
+    bar = tqdm(total=len(KINDS) * (hyper.max_stones + 1), desc="PBN", unit="model", file=sys.stderr,
+               dynamic_ncols=True)
+
+    def fit_one(kind: str, stones: int) -> Network | None:
+        path = data.parts / f"{kind}-{stones}.npz"
+        started, resumed = time.time(), path.exists()
+        if resumed:
+            net = load_network(path)
+        else:
+            net = fit_stone_model(pyramid_for(kind, data.board_size, hyper), data.samples[kind], stones, hyper, kind)
+            if net is not None:
+                save_network(path, net)
+        n = int(min(np.sum(data.samples[kind].stones == stones), hyper.n_samples))
+        curve.append({"model": f"{kind}{stones}", "samples": n, "seconds": round(time.time() - started, 1),
+                      "resumed": resumed})
+        bar.set_postfix(model=f"{kind}{stones}", n=n)
+        bar.update(1)
+        return net
+
+    prior = PBNPrior(hyper).fit_samples(data.samples, data.board_size, fit_one)
+    bar.close()
+    prior.info_.update(n_samples={k: len(s.moves) for k, s in data.samples.items()})
+    return prior, curve, {"models": len(curve), "resumed": sum(p["resumed"] for p in curve)}

@@ -1,0 +1,192 @@
+"""The paper's prediction trends on held-out games (Michalowski et al. 2011, Figs 3-5; cortigo.md T5, T6):
+`python -m priors.pbn.trends CONFIG --model MODEL.npz [--stones 3 5 10] [--sizes 30 700 5000]`.
+
+For each region kind, stone count s and training size N it fits the (kind, s) pyramid on N samples of
+the config's training games (the model file's own N is read from it, as it was fitted the same way) and scores the test split's samples of that s (the next move inside the
+region): top-k for k = 1..20 against two baselines, uniform over the region's empty points (expected
+top-k, min(1, k / empty points)) and the board-blind P(m | s) (the top node's prior). The combined model
+of each corner (its 9x9 corner and the two 5x19 strips through it, the linear pool of the whole-board
+prior restricted to their union, illegal points taken as the occupied ones) is scored with the shipped
+model's pyramids on the test positions whose corner holds s stones and whose move falls in the union.
+Intervals are 95% bootstraps over samples. Prints one table, writes `<out>/pbn-trends/<name>/trends.json`.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import platform
+import subprocess
+import sys
+import time
+from dataclasses import replace
+from pathlib import Path
+
+import numpy as np
+
+from priors.base import load_file
+from priors.pbn.model import PBNPrior, RegionModel, fit_stone_model, pyramid_for, stack_networks
+from priors.pbn.regions import KINDS, Samples, position_arrays, relative, stone_counts
+from priors.pbn.train import split_samples
+from priors.train import load_config, split_dataset
+
+TOP_K = 20
+
+
+def ranks(p: np.ndarray, moves: np.ndarray) -> np.ndarray:
+    """Pessimistic rank of each expert move: candidates with probability at least its own."""
+    return (p >= p[np.arange(len(moves)), moves][:, None]).sum(axis=1)
+
+
+def top_k(rank: np.ndarray, rng: np.random.Generator) -> dict:
+    """Top-k for k = 1..20 and the 95% bootstrap interval of top-5, 10 and 20."""
+    curve = [float(np.mean(rank <= k)) for k in range(1, TOP_K + 1)]
+    boot = rng.integers(0, len(rank), (1000, len(rank)))
+    ci = {k: [float(np.percentile(np.mean(rank[boot] <= k, axis=1), q)) for q in (2.5, 97.5)] for k in (5, 10, 20)}
+    return {"n": int(len(rank)), "top_k": curve, "ci": ci}
+
+
+def uniform_top_k(points: np.ndarray) -> list[float]:
+    empty = np.count_nonzero(points == 0, axis=1)
+    return [float(np.mean(np.minimum(1.0, k / empty))) for k in range(1, TOP_K + 1)]
+
+
+def fitted(prior: PBNPrior, train: Samples, kind: str, stones: int, n: int) -> RegionModel:
+    """A region model whose only pyramid is the one for `stones`, fitted on n samples as `priors.train` would."""
+    hyper = replace(prior.hyper, n_samples=n)
+    pyramid = pyramid_for(kind, prior.size_, hyper)
+    params = stack_networks(pyramid, [None] * stones + [fit_stone_model(pyramid, train, stones, hyper, kind)])
+    return RegionModel(kind, pyramid, prior.size_, params, [0] * stones + [n], [1] * (stones + 1), [1] * (stones + 1))
+
+
+def region_rows(prior: PBNPrior, train: dict[str, Samples], test: dict[str, Samples], stones: list[int],
+                sizes: list[int], max_test: int, rng: np.random.Generator, log) -> list[dict]:
+    """One row per (kind, s, N): the pyramid fitted on N training samples, scored on the test samples."""
+    rows = []
+    for kind in KINDS:
+        for s in stones:
+            chosen = np.flatnonzero(test[kind].stones == s)[:max_test]
+            points, moves = test[kind].points[chosen], test[kind].moves[chosen]
+            if not len(chosen):
+                continue
+            for n in sizes:
+                started = time.time()
+                model = prior.regions_[kind] if n == prior.hyper.n_samples else fitted(prior, train[kind], kind, s, n)
+                fit_seconds = time.time() - started
+                index = np.full(len(chosen), s)
+                p = model.predict(points, index)
+                blind = np.broadcast_to(model.params["move_prior"][s], p.shape)
+                row = {"kind": kind, "stones": s, "train_samples": int(min(n, np.sum(train[kind].stones == s))),
+                       "fit_seconds": round(fit_seconds, 1), "pbn": top_k(ranks(p, moves), rng),
+                       "blind": top_k(ranks(blind, moves), rng), "uniform_empty": uniform_top_k(points)}
+                rows.append(row)
+                log(f"{kind:6} s={s:2} N={row['train_samples']:5}  top-5/10/20 "
+                    + " / ".join(f"{100 * row['pbn']['top_k'][k - 1]:.1f}" for k in (5, 10, 20))
+                    + "  blind " + " / ".join(f"{100 * row['blind']['top_k'][k - 1]:.1f}" for k in (5, 10, 20))
+                    + f"  ({row['pbn']['n']} test samples, fit {fit_seconds:.0f} s)")
+    return rows
+
+
+def corner_groups(prior: PBNPrior) -> dict[int, dict[str, list[int]]]:
+    """For each board corner (row-major index), the views of each kind that belong to its combined model:
+    the corner's two orientations and both views of the two strips through it."""
+    n = prior.size_
+    corners = {0, n - 1, n * (n - 1), n * n - 1}
+    groups: dict[int, dict[str, list[int]]] = {c: {k: [] for k in KINDS} for c in corners}
+    for kind, region in prior.regions_.items():
+        width = region.pyramid.width
+        for v, view in enumerate(region.views):
+            ends = {int(view[0])} if kind == "corner" else {int(view[0]), int(view[width - 1])}
+            for c in ends & corners:
+                groups[c][kind].append(v)
+    return groups
+
+
+def dense_views(region: RegionModel, colors: np.ndarray, legal: np.ndarray) -> np.ndarray:
+    """Each view's weight on every board point (8, N*N), as the whole-board prior adds them."""
+    on, p = region.view_distributions(colors, legal)
+    out = np.zeros((len(region.views), len(colors)))
+    out[on[:, None], region.views[on]] = p
+    return out
+
+
+def combined_rows(prior: PBNPrior, positions: tuple, stones: list[int], rng: np.random.Generator, log) -> list[dict]:
+    """Top-k of each corner's combined model on the test positions with s stones in that corner."""
+    boards, to_play, moves = positions
+    groups = corner_groups(prior)
+    corner = prior.regions_["corner"]
+    found: dict[int, list[int]] = {s: [] for s in stones}
+    for b, color, move in zip(boards, to_play, moves):
+        colors = relative(b, color)
+        counts = stone_counts(colors[corner.views])
+        if not np.isin(counts, stones).any() or move >= len(b):
+            continue
+        legal = (colors == 0).astype(np.float64)
+        scores = {kind: dense_views(region, colors, legal) for kind, region in prior.regions_.items()}
+        for c, group in groups.items():
+            s = int(counts[group["corner"][0]])
+            union = np.zeros(len(b), dtype=bool)
+            for kind in KINDS:
+                union[prior.regions_[kind].views[group[kind]].ravel()] = True
+            if s not in stones or not union[move]:
+                continue
+            p = sum(scores[kind][group[kind]].sum(axis=0) for kind in KINDS)[union]
+            found[s].append(int(np.count_nonzero(p >= p[np.count_nonzero(union[:move])])))
+    rows = []
+    for s in stones:
+        if found[s]:
+            rows.append({"kind": "combined", "stones": s, "pbn": top_k(np.array(found[s]), rng)})
+            log(f"combined s={s:2}  top-5/10/20 " + " / ".join(f"{100 * rows[-1]['pbn']['top_k'][k - 1]:.1f}"
+                                                                for k in (5, 10, 20)) + f"  ({len(found[s])} test samples)")
+    return rows
+
+
+def test_positions(config, max_games: int) -> tuple:
+    ds = split_dataset(config.data, "test", 1.0, max_games)
+    parts = [position_arrays(ds.positions_of(gid, raw)) for gid, raw in ds.games()]
+    parts = [p for p in parts if len(p[0])]
+    return tuple(np.concatenate([p[i] for p in parts]) for i in range(3))
+
+
+def commit() -> str:
+    try:
+        return subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
+                              check=True).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m priors.pbn.trends", description=__doc__.splitlines()[0])
+    parser.add_argument("config", help="the training config (its data and pbn sections), e.g. configs/train-pbn.yaml")
+    parser.add_argument("--model", required=True, help="a fitted pbn model file (for the combined models)")
+    parser.add_argument("--stones", type=int, nargs="+", default=[3, 5, 10])
+    parser.add_argument("--sizes", type=int, nargs="+", default=[30, 700, 5000])
+    parser.add_argument("--test-games", type=int, default=500, help="test-split games read")
+    parser.add_argument("--max-test", type=int, default=3000, help="test samples per (kind, s) at most")
+    parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="config override")
+    parser.add_argument("--out", default="bench/results")
+    parser.add_argument("--name", default="kgs")
+    args = parser.parse_args(argv)
+    config = load_config(args.config, args.set)
+    prior, _ = load_file(args.model)
+    if not isinstance(prior, PBNPrior):
+        print(f"error: {args.model} is not a pbn model", file=sys.stderr)
+        return 2
+    rng = np.random.default_rng(0)
+    train, _ = split_samples(config, "train", config.data.max_games)
+    test, test_stats = split_samples(config, "test", args.test_games)
+    rows = region_rows(prior, train, test, args.stones, args.sizes, args.max_test, rng, print)
+    rows += combined_rows(prior, test_positions(config, args.test_games), args.stones, rng, print)
+    folder = Path(args.out) / "pbn-trends" / args.name
+    folder.mkdir(parents=True, exist_ok=True)
+    record = {"command": "python -m priors.pbn.trends " + " ".join(argv if argv is not None else sys.argv[1:]),
+              "commit": commit(), "machine": platform.node(), "date": time.strftime("%Y-%m-%d %H:%M:%S"),
+              "model": args.model, "model_digest": prior.digest(), "archives": list(config.data.archives),
+              "test_games": test_stats, "interval": "95% bootstrap over samples, 1000 resamples", "rows": rows}
+    (folder / "trends.json").write_text(json.dumps(record, indent=1))
+    print(f"wrote {folder / 'trends.json'}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
