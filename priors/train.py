@@ -275,6 +275,7 @@ class TrainingData:
     validation: Competitions | None
     patterns: PatternSet | None
     stats: dict
+    config: Any = None           # the run's TrainConfig, set by train() for trainers that read games
 
 
 def extract(config: TrainConfig, scheduler: str = "", log=print) -> TrainingData:
@@ -393,6 +394,7 @@ def train(config: TrainConfig, scheduler: str = "", log=print) -> Prior:
         f"{len(comps.levels) / max(1, len(comps)):.0f} distinct teams each); games {data.stats}")
     fit_start = time.time()
     steps = trainer(config.model)
+    data.config = config
     prior, curve, final = steps.fit(config.hyper, data)
     prior.info_.update(
         config=config_record(config),

@@ -69,6 +69,8 @@ cdef struct Graph:         # one position seen by the side to move
     int n                  # board size
     int stride
     uint8_t col[MAX_POINTS]      # 0 empty, 1 own, 2 opponent, 3 off-board
+    int32_t row_of[MAX_POINTS]   # board row and column of each point (no divisions in the queries)
+    int32_t col_of[MAX_POINTS]
     int32_t size[MAX_POINTS]     # size of the chain or empty region holding the point
     int32_t libs[MAX_POINTS]     # modified pseudo-liberties of the chain (0 for empty points)
     int32_t n_stones
@@ -105,6 +107,8 @@ cdef void build_graph(Graph* g, const BoardState* b, int color) noexcept nogil:
         g.size[p] = 0
         g.libs[p] = 0
         seen[p] = 0
+        g.row_of[p] = p // stride - 1
+        g.col_of[p] = p % stride - 1
         if b.color[p] == EDGE:
             g.col[p] = 3
         elif b.color[p] == EMPTY:
@@ -160,7 +164,7 @@ cdef inline int iabs(int x) noexcept nogil:
 
 
 cdef inline int side_dist(const Graph* g, int p, int k) noexcept nogil:
-    cdef int r = p // g.stride - 1, c = p % g.stride - 1
+    cdef int r = g.row_of[p], c = g.col_of[p]
     if k == 0:
         return r
     if k == 1:
@@ -179,7 +183,7 @@ cdef inline int weight(const Graph* g, int a, int b) noexcept nogil:
         return side_dist(g, b, a - SIDE)
     if b >= SIDE:
         return side_dist(g, a, b - SIDE)
-    return iabs(a // g.stride - b // g.stride) + iabs(a % g.stride - b % g.stride)
+    return iabs(g.row_of[a] - g.row_of[b]) + iabs(g.col_of[a] - g.col_of[b])
 
 
 cdef inline int clamp(int v) noexcept nogil:
@@ -1065,7 +1069,6 @@ def graph_arrays(Board board, int color):
 def sg_weight(Board board, a, b):
     """SG weight between two nodes given as (row, col) points or "side0".."side3", for tests."""
     cdef Graph g
-    g.n = board.s.size
-    g.stride = board.s.stride
+    build_graph(&g, &board.s, 1)
     ids = [SIDE + int(x[4:]) if isinstance(x, str) else (x[0] + 1) * g.stride + x[1] + 1 for x in (a, b)]
     return weight(&g, ids[0], ids[1])

@@ -28,15 +28,17 @@ MODEL_VERSION = 1
 HISTORY = ("dist_last", "dist_last2", "cfg_last", "cfg_last2")
 TACTICAL = ("pass", "capture", "extension", "self_atari", "atari", "border") + HISTORY
 # The thesis's feature sets by name, besides the names of features.GROUPS and priors.groups.GROUP_SETS:
-# T (Table 5.1), T_HA (T without its four distance features) and P (the large patterns).
+# T (Table 5.1), T_HA (T without its four distance features), P (the large patterns); TREES names the
+# forest's own groups.
 FEATURE_SETS = {"tactical": TACTICAL, "tactical_ha": TACTICAL[:6], "patterns": ("pattern",)}
+TREES = "trees"
 
 
 def shared_groups(names: Iterable[str] | str) -> tuple:
-    """The shared feature groups a `groups` list names (an empty list: trees alone)."""
+    """The shared feature groups a `groups` list names (besides `trees`)."""
     if isinstance(names, str):
         names = [names]
-    spelled = [g for name in names for g in FEATURE_SETS.get(name, (name,))]
+    spelled = [g for name in names if name != TREES for g in FEATURE_SETS.get(name, (name,))]
     return expand_groups(spelled, "dtree.groups") if spelled else ()
 
 
@@ -49,8 +51,9 @@ class DTreeHyperparameters:
     growth_games: int = 800            # rho: training games the trees grow from
     growth_sample: float = 0.1         # probability of each tree taking a position
     split_descents: int = 1000         # descents at a leaf before it may split
-    groups: tuple = ("tactical",)      # shared groups fitted with the trees: names, sets of
-                                       # FEATURE_SETS or GROUP_SETS; [] = trees alone
+    groups: tuple = ("tactical", TREES)  # the feature set fitted: shared group names, sets of
+                                       # FEATURE_SETS or GROUP_SETS, and `trees`; without `trees` the
+                                       # forest is grown (sharing its caches) but left out of the model
     n_iterations: int = 100            # MM sweeps at most
     tolerance: float = 1e-4            # stop when the mean log-likelihood per competition gains less
     seed: int = 1                      # growth: game order and per-tree sampling
@@ -69,10 +72,10 @@ class DTreeHyperparameters:
         require(isinstance(self.n_iterations, int) and self.n_iterations >= 1, "dtree.n_iterations",
                 "an integer >= 1", self.n_iterations)
         require(self.tolerance >= 0, "dtree.tolerance", "a number >= 0", self.tolerance)
-        require(self.n_trees > 0 or bool(shared_groups(self.groups)), "dtree.groups",
-                "non-empty when there are no trees", self.groups)
         object.__setattr__(self, "systems", tuple(self.systems))
         object.__setattr__(self, "groups", tuple(self.groups))
+        require(bool(shared_groups(self.groups)) or (TREES in self.groups and self.n_trees > 0),
+                "dtree.groups", "a non-empty feature set (`trees` needs n_trees >= 1)", self.groups)
 
     def tree_systems(self) -> list[str]:
         return [self.systems[t % len(self.systems)] for t in range(self.n_trees)]
@@ -138,23 +141,29 @@ class DTreePrior(Prior):
     def uses_patterns(self) -> bool:
         return "pattern" in shared_groups(self.hyper.groups)
 
+    def uses_trees(self) -> bool:
+        return TREES in self.hyper.groups and self.hyper.n_trees > 0
+
     def competitions(self, positions: Iterable, patterns: PatternSet | None = None,
                      progress: Callable[[int], None] | None = None) -> Competitions:
-        """Competitions over the shared features (with `patterns` when fitted) and the tree columns."""
-        return build_competitions(positions, patterns if self.uses_patterns() else None, progress, self)
+        """Competitions over the shared features (large patterns from `patterns`) and the tree columns."""
+        return build_competitions(positions, patterns, progress, self)
 
     def fit(self, positions: Iterable, patterns: PatternSet | None = None) -> "DTreePrior":
         """Grow the trees on the positions, then fit the gammas on the same positions."""
         positions = list(positions)
         self.start_growth()
-        self.grow(positions)
+        if self.uses_trees():
+            self.grow(positions)
         self.finish_growth()
         return self.fit_competitions(self.competitions(positions, patterns), patterns)
 
     def fit_competitions(self, comps: Competitions, patterns: PatternSet | None = None,
                          callback: Callable[[int, float, np.ndarray], None] | None = None) -> "DTreePrior":
-        """MM on competitions built by `competitions` with the same `patterns`."""
-        self.patterns_ = patterns if self.uses_patterns() else None
+        """MM on competitions built by `competitions` with the same `patterns` and trees; then the
+        pattern group and the trees are dropped when the feature set leaves them out (their gammas
+        stayed 1)."""
+        self.patterns_ = patterns
         self._set_gammas(None)
         history: list[float] = []
 
@@ -163,8 +172,17 @@ class DTreePrior(Prior):
             if callback is not None:
                 callback(sweep, loglik, gammas)
 
-        self._set_gammas(fit_gammas(comps, self.level_counts_, self.hyper.n_iterations, self.hyper.tolerance,
-                                    self.trained_groups(), record))
+        gammas = fit_gammas(comps, self.level_counts_, self.hyper.n_iterations, self.hyper.tolerance,
+                            self.trained_groups(), record)
+        if not self.uses_patterns() and patterns is not None:
+            g = features.GROUPS.index("pattern")
+            start = self._offsets[g] + 1
+            gammas = np.delete(gammas, np.s_[start:start + len(patterns)])
+        if not self.uses_trees():
+            gammas = gammas[:len(gammas) - int(self.extra_level_counts().sum())]
+            self.forest_ = Forest([], self.hyper.criterion, self.hyper.split_descents)
+        self.patterns_ = patterns if self.uses_patterns() else None
+        self._set_gammas(gammas)
         self.history_ = history
         self.info_.update(n_competitions=len(comps), n_teams=int(len(comps.levels)),
                           n_leaves=[int(n) for n in self.forest_.n_leaves])
@@ -173,8 +191,8 @@ class DTreePrior(Prior):
     def trained_groups(self) -> list[int]:
         shared = shared_groups(self.hyper.groups)
         n_shared = len(features.GROUPS)
-        return ([g for g, name in enumerate(features.GROUPS) if name in shared]
-                + list(range(n_shared, n_shared + self.forest_.n_trees)))
+        trees = range(n_shared, n_shared + self.forest_.n_trees) if self.uses_trees() else []
+        return [g for g, name in enumerate(features.GROUPS) if name in shared] + list(trees)
 
     # --- prediction ---
     def strengths(self, board, color: int) -> tuple[np.ndarray, np.ndarray]:
