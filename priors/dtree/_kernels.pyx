@@ -555,7 +555,7 @@ def split_quality(str criterion, descents, wins, int none_child=-1):
         dc[c] = descents[c]
         wc[c] = wins[c]
     q = quality(CRITERIA.index(criterion), dc, wc, k, sum(descents), sum(wins),
-                none_child % k, &ok)
+                k - 1 if none_child < 0 else none_child, &ok)
     return q if ok else None
 
 
