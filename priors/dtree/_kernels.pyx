@@ -980,6 +980,8 @@ cdef class Forest:
         cdef Best best
         if k < 0 or self.nodes[leaf].kind != K_LEAF:
             return 0
+        if self.criterion <= 6 and (self.blocks[k][1] <= 1 or self.blocks[k][0] - self.blocks[k][1] <= 1):
+            return 0                  # S2 fails for every query: skip the search (most leaves, most times)
         best = best_split(self.ctx.system, n, self.blocks[k], self.criterion)
         if not best.found:
             return 0
