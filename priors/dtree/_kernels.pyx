@@ -32,7 +32,7 @@ from libc.string cimport memset
 
 import numpy as np
 
-from engine.board cimport EDGE, EMPTY, MAX_POINTS, Board, BoardState, is_legal, point_t
+from engine.board cimport EDGE, EMPTY, MAX_POINTS, Board, BoardState, in_list, is_legal, point_t
 
 cdef enum:
     MAXN = 10              # discovered nodes at most (node 0 included)
@@ -42,6 +42,7 @@ cdef enum:
     RETRY = 10             # descents between split attempts once a leaf is due
     NODE_FIELDS = 8
     PATHS = 320            # MAX_BRANCH * MAXN
+    MAX_TIES = 64          # nodes a NEW keeps at its status and weight (more are left out)
 
 cdef enum:                 # tree node kinds
     K_LEAF = 0
@@ -209,14 +210,6 @@ cdef inline int conn(const Graph* g, int a, int b) noexcept nogil:
     return 1 if weight(g, a, b) == 1 else 0
 
 
-cdef inline bint discovered(const int32_t* disc, int n, int node) noexcept nogil:
-    cdef int i
-    for i in range(n):
-        if disc[i] == node:
-            return True
-    return False
-
-
 cdef void sort_by_weight(Ctx* ctx) noexcept nogil:
     """SG: every stone and side by weight to node 0 (counting sort)."""
     cdef Graph* g = ctx.g
@@ -256,7 +249,7 @@ cdef inline int tie_value(Ctx* ctx, int rule, int node, int other) noexcept nogi
     return node_libs(ctx.g, node)
 
 
-cdef int keep_best(Ctx* ctx, int rule, int other, int32_t* cand, int m) noexcept nogil:
+cdef int keep_best(Ctx* ctx, int rule, int other, point_t* cand, int m) noexcept nogil:
     """Keep the candidates of the highest tie_value; how many are left."""
     cdef int i, v, kept = 0, best = tie_value(ctx, rule, cand[0], other)
     for i in range(1, m):
@@ -270,7 +263,7 @@ cdef int keep_best(Ctx* ctx, int rule, int other, int32_t* cand, int m) noexcept
     return kept
 
 
-cdef int break_ties(Ctx* ctx, const int32_t* disc, int n, int32_t* cand, int m) noexcept nogil:
+cdef int break_ties(Ctx* ctx, const point_t* disc, int n, point_t* cand, int m) noexcept nogil:
     """The thesis's filters after status: the lowest weight (distance) to the discovered nodes newest
     first, the highest connectivity likewise (IG), the largest size, the most liberties. Returns how
     many candidates are left (moved to the front of cand)."""
@@ -291,35 +284,42 @@ cdef int break_ties(Ctx* ctx, const int32_t* disc, int n, int32_t* cand, int m) 
     return m
 
 
-cdef int new_sg(Ctx* ctx, const int32_t* disc, int n, int mask, int d, int32_t* cand, int* m) noexcept nogil:
+cdef inline bint offer(Ctx* ctx, const point_t* disc, int n, int mask, int node, int* best, point_t* cand,
+                       int* m) noexcept nogil:
+    """A NEW candidate: kept in cand[0:m] when undiscovered, of an allowed status and of the best status
+    offered so far (own < opponent < side/empty), the list restarting at a better status."""
+    cdef int st = status(ctx.g, node)
+    if not (mask >> st) & 1 or in_list(disc, n, node):
+        return False
+    if st < best[0]:
+        best[0] = st
+        m[0] = 0
+    if st == best[0] and m[0] < MAX_TIES:
+        cand[m[0]] = node
+        m[0] += 1
+    return True
+
+
+cdef int new_sg(Ctx* ctx, const point_t* disc, int n, int mask, int d, point_t* cand, int* m) noexcept nogil:
     """SG NEW: the outcome (0..2, 3 = none) and the tied nodes it found, in cand[0:m]."""
-    cdef int i, s = -1, st, best = 3, node
+    cdef int i, s = -1, best = 3
     m[0] = 0
     for i in range(ctx.n_sorted):
         if s >= 0 and ctx.sorted_w[i] != s:
             break
         if clamp(ctx.sorted_w[i]) > d:
             break
-        node = ctx.sorted_id[i]
-        st = status(ctx.g, node)
-        if not (mask >> st) & 1 or discovered(disc, n, node):
-            continue
-        s = ctx.sorted_w[i]
-        if st < best:
-            best = st
-            m[0] = 0
-        if st == best:
-            cand[m[0]] = node
-            m[0] += 1
+        if offer(ctx, disc, n, mask, ctx.sorted_id[i], &best, cand, m):
+            s = ctx.sorted_w[i]
     if best < 3:
         m[0] = break_ties(ctx, disc, n, cand, m[0])
     return best
 
 
-cdef int new_ig(Ctx* ctx, const int32_t* disc, int n, int mask, int anchor, int32_t* cand, int* m) noexcept nogil:
+cdef int new_ig(Ctx* ctx, const point_t* disc, int n, int mask, int anchor, point_t* cand, int* m) noexcept nogil:
     """IG NEW: a neighbour point of node `anchor`, own before opponent before empty."""
     cdef Graph* g = ctx.g
-    cdef int k, q, st, best = 3
+    cdef int k, q, best = 3
     cdef int d[4]
     d[0] = -1
     d[1] = 1
@@ -330,17 +330,8 @@ cdef int new_ig(Ctx* ctx, const int32_t* disc, int n, int mask, int anchor, int3
         return 3
     for k in range(4):
         q = disc[anchor] + d[k]
-        if g.col[q] == 3:
-            continue
-        st = status(g, q)
-        if not (mask >> st) & 1 or discovered(disc, n, q):
-            continue
-        if st < best:
-            best = st
-            m[0] = 0
-        if st == best:
-            cand[m[0]] = q
-            m[0] += 1
+        if g.col[q] != 3:
+            offer(ctx, disc, n, mask, q, &best, cand, m)
     if best < 3:
         m[0] = break_ties(ctx, disc, n, cand, m[0])
     return best
@@ -394,7 +385,7 @@ cdef inline void bump(uint32_t* block, int bin, bint win) noexcept nogil:
         block[3 + 2 * bin] += 1
 
 
-cdef void update_stats(Ctx* ctx, uint32_t* block, const int32_t* disc, int n, bint win) noexcept nogil:
+cdef void update_stats(Ctx* ctx, uint32_t* block, const point_t* disc, int n, bint win) noexcept nogil:
     cdef Graph* g = ctx.g
     cdef int off = 0, mask, i, j, x, st, s, best
     cdef int nearest[3]
@@ -409,7 +400,7 @@ cdef void update_stats(Ctx* ctx, uint32_t* block, const int32_t* disc, int n, bi
             nearest[0] = nearest[1] = nearest[2] = -1
             for i in range(ctx.n_sorted):
                 st = status(g, ctx.sorted_id[i])
-                if nearest[st] < 0 and not discovered(disc, n, ctx.sorted_id[i]):
+                if nearest[st] < 0 and not in_list(disc, n, ctx.sorted_id[i]):
                     nearest[st] = clamp(ctx.sorted_w[i])
                     if nearest[0] >= 0 and nearest[1] >= 0 and nearest[2] >= 0:
                         break
@@ -440,7 +431,7 @@ cdef void update_stats(Ctx* ctx, uint32_t* block, const int32_t* disc, int n, bi
             has[0] = has[1] = has[2] = False
             for k in range(4):
                 q = disc[x] + d[k]
-                if g.col[q] != 3 and not discovered(disc, n, q):
+                if g.col[q] != 3 and not in_list(disc, n, q):
                     has[status(g, q)] = True
             for mask in range(1, 8):
                 best = 3
@@ -790,15 +781,19 @@ cdef class Forest:
 
     # --- descents ---
 
-    cdef int descend(self, int t, int node, int32_t* disc, int n) noexcept nogil:
-        """The smallest leaf level (growth: leaf index) reachable from `node`; reached leaves go to
-        ctx.reached (at most MAX_BRANCH, after which branching stops)."""
+    cdef int descend(self, int node, point_t* disc, int n, point_t* paths) noexcept nogil:
+        """The smallest leaf level (during growth, leaf index) reachable from `node`. The leaves reached
+        go to ctx.reached and, when `paths` is not NULL, their discovered nodes to paths (MAXN per
+        leaf); after MAX_BRANCH leaves, ties stop branching."""
         cdef TNode* tn = &self.nodes[node]
-        cdef int32_t cand[MAX_POINTS + 4]
+        cdef point_t cand[MAX_TIES]
         cdef int m = 0, outcome, i, r, best = 2147483647, v
         cdef Ctx* ctx = &self.ctx
         if tn.kind == K_LEAF:
             if ctx.n_reached < MAX_BRANCH:
+                if paths != NULL:
+                    for i in range(n):
+                        paths[ctx.n_reached * MAXN + i] = disc[i]
                 ctx.reached[ctx.n_reached] = node
             ctx.n_reached += 1
             return tn.child if tn.child >= 0 else node
@@ -809,12 +804,12 @@ cdef class Forest:
                 outcome = new_ig(ctx, disc, n, tn.a, tn.b, cand, &m)
             r = tn.child + child_of_outcome(tn.a, outcome)
             if outcome == 3:
-                return self.descend(t, r, disc, n)
+                return self.descend(r, disc, n, paths)
             for i in range(m):
                 if ctx.n_reached >= MAX_BRANCH and i > 0:
                     break
                 disc[n] = cand[i]
-                v = self.descend(t, r, disc, n + 1)
+                v = self.descend(r, disc, n + 1, paths)
                 if v < best:
                     best = v
             return best
@@ -823,8 +818,8 @@ cdef class Forest:
         else:
             v = attr_value(ctx, tn.kind, disc[tn.a])
         if (tn.rel == 0 and v < tn.val) or (tn.rel == 1 and v == tn.val):
-            return self.descend(t, tn.child, disc, n)
-        return self.descend(t, tn.child + 1, disc, n)
+            return self.descend(tn.child, disc, n, paths)
+        return self.descend(tn.child + 1, disc, n, paths)
 
     def levels(self, Board board, int color, const int32_t[::1] index, int32_t[:, ::1] out, int column=0):
         """out[i, column + t] = the level of tree t for candidate index[i] (row-major; pass, N*N, gets 0)."""
@@ -832,7 +827,7 @@ cdef class Forest:
         cdef bint any_sg = bool(np.any(self.systems == 0))
         cdef const int32_t[::1] systems = self.systems
         cdef const int32_t[::1] roots = self.roots
-        cdef int32_t disc[MAXN]
+        cdef point_t disc[MAXN]
         if out.shape[0] < index.shape[0] or out.shape[1] < column + n_trees:
             raise ValueError("out is too small")
         build_graph(&self.graph, &board.s, color)
@@ -850,12 +845,12 @@ cdef class Forest:
                 disc[0] = p
                 self.ctx.system = systems[t]
                 self.ctx.n_reached = 0
-                out[i, column + t] = self.descend(t, roots[t], disc, 1)
+                out[i, column + t] = self.descend(roots[t], disc, 1, NULL)
 
     def leaves_reached(self, Board board, int color, int row, int col, int tree):
         """Every leaf index one descent reaches (pre-order of the branches) and the discovered nodes
         of the first; for tests."""
-        cdef int32_t disc[MAXN]
+        cdef point_t disc[MAXN]
         build_graph(&self.graph, &board.s, color)
         self.ctx.g = &self.graph
         self.ctx.move = (row + 1) * board.s.stride + col + 1
@@ -863,7 +858,7 @@ cdef class Forest:
         disc[0] = self.ctx.move
         self.ctx.system = self.systems[tree]
         self.ctx.n_reached = 0
-        self.descend(tree, self.roots[tree], disc, 1)
+        self.descend(self.roots[tree], disc, 1, NULL)
         return [self.ctx.reached[i] for i in range(min(self.ctx.n_reached, MAX_BRANCH))]
 
     # --- growth ---
@@ -877,7 +872,7 @@ cdef class Forest:
         cdef const int32_t[::1] systems = self.systems
         cdef const int32_t[::1] roots = self.roots
         cdef bint any_sg = False
-        cdef int32_t disc[MAXN]
+        cdef point_t disc[MAXN]
         cdef int32_t due[MAX_BRANCH]
         cdef int n_due
         if take.shape[0] != n_trees:
@@ -906,11 +901,11 @@ cdef class Forest:
                         splits += self._try_split(due[i])
         return splits
 
-    cdef int _grow_descent(self, int root, int32_t* disc, bint win, int32_t* due) except -1:
+    cdef int _grow_descent(self, int root, point_t* disc, bint win, int32_t* due) except -1:
         """Descend (updating every leaf reached) and list the leaves due for a split attempt."""
         cdef int i, k, leaf, n_due = 0
-        cdef int32_t paths[PATHS]
-        self._collect(root, disc, 1, paths)
+        cdef point_t paths[PATHS]
+        self.descend(root, disc, 1, paths)
         for i in range(min(self.ctx.n_reached, MAX_BRANCH)):
             leaf = self.ctx.reached[i]
             k = self._block(leaf)
@@ -919,43 +914,6 @@ cdef class Forest:
                 due[n_due] = leaf
                 n_due += 1
         return n_due
-
-    cdef void _collect(self, int node, int32_t* disc, int n, int32_t* paths) noexcept nogil:
-        """Like descend, but every branch to MAX_BRANCH leaves, keeping each leaf's discovered nodes."""
-        cdef TNode* tn = &self.nodes[node]
-        cdef int32_t cand[MAX_POINTS + 4]
-        cdef int m = 0, outcome, i, r, v
-        cdef Ctx* ctx = &self.ctx
-        if tn.kind == K_LEAF:
-            if ctx.n_reached < MAX_BRANCH:
-                for i in range(n):
-                    paths[ctx.n_reached * MAXN + i] = disc[i]
-                ctx.reached[ctx.n_reached] = node
-                ctx.n_reached += 1
-            return
-        if tn.kind == K_NEW:
-            if ctx.system == 0:
-                outcome = new_sg(ctx, disc, n, tn.a, tn.val, cand, &m)
-            else:
-                outcome = new_ig(ctx, disc, n, tn.a, tn.b, cand, &m)
-            r = tn.child + child_of_outcome(tn.a, outcome)
-            if outcome == 3:
-                self._collect(r, disc, n, paths)
-                return
-            for i in range(m):
-                if ctx.n_reached >= MAX_BRANCH:
-                    return
-                disc[n] = cand[i]
-                self._collect(r, disc, n + 1, paths)
-            return
-        if tn.kind == K_DIST or tn.kind == K_CONN:
-            v = pair_value(ctx, tn.kind, disc[tn.a], disc[tn.b])
-        else:
-            v = attr_value(ctx, tn.kind, disc[tn.a])
-        if (tn.rel == 0 and v < tn.val) or (tn.rel == 1 and v == tn.val):
-            self._collect(tn.child, disc, n, paths)
-        else:
-            self._collect(tn.child + 1, disc, n, paths)
 
     cdef int _block(self, int leaf) except -1:
         """The statistics slot of a leaf being grown, allocated on its first descent."""

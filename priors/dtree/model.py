@@ -21,7 +21,7 @@ from priors.competitions import Competitions, build_competitions
 from priors.dtree._kernels import CRITERIA, SYSTEMS, Forest
 from priors.groups import check_feature_file, expand_groups, file_patterns, group_offsets, unusable
 from priors.mm import _kernels as mm_kernels
-from priors.mm.model import fit_gammas
+from priors.mm.model import MMPrior, fit_gammas
 from priors.patterns import PatternSet, pattern_arrays
 
 MODEL_VERSION = 1
@@ -54,6 +54,8 @@ class DTreeHyperparameters:
     groups: tuple = ("tactical", TREES)  # the feature set fitted: shared group names, sets of
                                        # FEATURE_SETS or GROUP_SETS, and `trees`; without `trees` the
                                        # forest is grown (sharing its caches) but left out of the model
+    fitted_trees: int = 0              # trees kept in the model: the first ones grown (0 = all), so
+                                       # that a smaller, faster model shares the forest and its caches
     n_iterations: int = 100            # MM sweeps at most
     tolerance: float = 1e-4            # stop when the mean log-likelihood per competition gains less
     seed: int = 1                      # growth: game order and per-tree sampling
@@ -71,6 +73,8 @@ class DTreeHyperparameters:
                 "an integer >= 10", self.split_descents)
         require(isinstance(self.n_iterations, int) and self.n_iterations >= 1, "dtree.n_iterations",
                 "an integer >= 1", self.n_iterations)
+        require(isinstance(self.fitted_trees, int) and 0 <= self.fitted_trees <= self.n_trees,
+                "dtree.fitted_trees", "an integer in 0..n_trees", self.fitted_trees)
         require(self.tolerance >= 0, "dtree.tolerance", "a number >= 0", self.tolerance)
         object.__setattr__(self, "systems", tuple(self.systems))
         object.__setattr__(self, "groups", tuple(self.groups))
@@ -178,9 +182,13 @@ class DTreePrior(Prior):
             g = features.GROUPS.index("pattern")
             start = self._offsets[g] + 1
             gammas = np.delete(gammas, np.s_[start:start + len(patterns)])
-        if not self.uses_trees():
-            gammas = gammas[:len(gammas) - int(self.extra_level_counts().sum())]
-            self.forest_ = Forest([], self.hyper.criterion, self.hyper.split_descents)
+        keep = self.n_fitted_trees()
+        if keep < self.forest_.n_trees:
+            gammas = gammas[:len(gammas) - int(self.extra_level_counts()[keep:].sum())]
+            trees = self.forest_.arrays()
+            self.forest_ = Forest.from_arrays(trees["nodes"], trees["roots"][:keep], trees["systems"][:keep],
+                                              trees["n_leaves"][:keep], self.hyper.criterion,
+                                              self.hyper.split_descents)
         self.patterns_ = patterns if self.uses_patterns() else None
         self._set_gammas(gammas)
         self.history_ = history
@@ -188,10 +196,15 @@ class DTreePrior(Prior):
                           n_leaves=[int(n) for n in self.forest_.n_leaves])
         return self
 
+    def n_fitted_trees(self) -> int:
+        if not self.uses_trees():
+            return 0
+        return min(self.hyper.fitted_trees or self.forest_.n_trees, self.forest_.n_trees)
+
     def trained_groups(self) -> list[int]:
         shared = shared_groups(self.hyper.groups)
         n_shared = len(features.GROUPS)
-        trees = range(n_shared, n_shared + self.forest_.n_trees) if self.uses_trees() else []
+        trees = range(n_shared, n_shared + self.n_fitted_trees())
         return [g for g, name in enumerate(features.GROUPS) if name in shared] + list(trees)
 
     # --- prediction ---
@@ -204,11 +217,7 @@ class DTreePrior(Prior):
         mm_kernels.team_strengths(levels, self._offsets, self.gammas_, out)
         return index, out
 
-    def evaluate(self, board, color: int) -> np.ndarray:
-        index, gamma = self.strengths(board, color)
-        p = np.zeros(board.size * board.size + 1, dtype=np.float32)
-        mm_kernels.scatter_probabilities(index, gamma, p)
-        return p
+    evaluate = MMPrior.evaluate           # the distribution of the strengths, as for mm
 
     # --- model file ---
     def arrays(self) -> dict[str, np.ndarray]:

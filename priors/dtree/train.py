@@ -23,7 +23,7 @@ from priors import features
 from priors.competitions import Competitions
 from priors.dtree._kernels import Forest
 from priors.dtree.model import DTreeHyperparameters, DTreePrior
-from priors.mm.model import score
+from priors.mm.train import sweep_recorder
 from priors.train import TrainingData, load_competitions, save_competitions, split_dataset
 
 UNIT = "sweeps"
@@ -114,19 +114,8 @@ def fit(hyper: DTreeHyperparameters, data: TrainingData) -> tuple[DTreePrior, li
     log(f"dtree competitions: {len(comps)} ({comps.nbytes() / 1e6:.0f} MB)")
     curve: list[dict] = []
     bar = tqdm(total=hyper.n_iterations, desc="MM", unit="sweep", file=sys.stderr, dynamic_ncols=True)
-    offsets = prior._offsets
-
-    def on_sweep(sweep: int, loglik: float, gammas: np.ndarray) -> None:
-        point = {"sweep": sweep, "train_loglik": round(float(loglik), 5)}
-        if validation is not None and len(validation):
-            ll, rank = score(validation, gammas, offsets)
-            point.update(val_loglik=round(float(ll.mean()), 5), val_top1=round(float((rank == 1).mean()), 5))
-        curve.append(point)
-        bar.set_postfix({k: v for k, v in point.items() if k != "sweep"})
-        bar.update(1)
-
     started = time.time()
-    prior.fit_competitions(comps, data.patterns, on_sweep)
+    prior.fit_competitions(comps, data.patterns, sweep_recorder(validation, prior._offsets, curve, bar))
     bar.close()
     prior.info_["mm_seconds"] = round(time.time() - started, 1)
     return prior, curve, curve[-1] if curve else {}
