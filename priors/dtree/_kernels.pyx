@@ -76,6 +76,8 @@ cdef struct Graph:         # one position seen by the side to move
     int32_t libs[MAX_POINTS]     # modified pseudo-liberties of the chain (0 for empty points)
     int32_t n_stones
     int32_t stones[MAX_POINTS]
+    int32_t stone_row[MAX_POINTS]  # row and column of stones[i]
+    int32_t stone_col[MAX_POINTS]
 
 cdef struct Ctx:           # one descent
     Graph* g
@@ -117,6 +119,8 @@ cdef void build_graph(Graph* g, const BoardState* b, int color) noexcept nogil:
         else:
             g.col[p] = 1 if b.color[p] == color else 2
             g.stones[g.n_stones] = p
+            g.stone_row[g.n_stones] = g.row_of[p]
+            g.stone_col[g.n_stones] = g.col_of[p]
             g.n_stones += 1
     for k in range(g.n_stones):          # chains: size and pseudo-liberties, stored at every stone
         p = g.stones[k]
@@ -214,25 +218,21 @@ cdef void sort_by_weight(Ctx* ctx) noexcept nogil:
     """SG: every stone and side by weight to node 0 (counting sort)."""
     cdef Graph* g = ctx.g
     cdef int count[2 * VCAP + 2]
-    cdef int i, w, m = 0, k
-    cdef int32_t ids[MAX_POINTS + 4]
+    cdef int i, w, k, m = g.n_stones + 4, r0 = g.row_of[ctx.move], c0 = g.col_of[ctx.move]
     cdef int32_t ws[MAX_POINTS + 4]
-    for i in range(g.n_stones):
-        ids[m] = g.stones[i]
-        m += 1
-    for k in range(4):
-        ids[m] = SIDE + k
-        m += 1
     memset(count, 0, sizeof(count))
-    for i in range(m):
-        ws[i] = weight(g, ctx.move, ids[i])
+    for i in range(g.n_stones):
+        ws[i] = iabs(g.stone_row[i] - r0) + iabs(g.stone_col[i] - c0)
         count[ws[i] + 1] += 1
+    for k in range(4):
+        ws[g.n_stones + k] = side_dist(g, ctx.move, k)
+        count[ws[g.n_stones + k] + 1] += 1
     for w in range(1, 2 * VCAP + 2):
         count[w] += count[w - 1]
     for i in range(m):
         k = count[ws[i]]
         count[ws[i]] += 1
-        ctx.sorted_id[k] = ids[i]
+        ctx.sorted_id[k] = g.stones[i] if i < g.n_stones else SIDE + i - g.n_stones
         ctx.sorted_w[k] = ws[i]
     ctx.n_sorted = m
 

@@ -162,13 +162,17 @@ class DTreePrior(Prior):
         self.finish_growth()
         return self.fit_competitions(self.competitions(positions, patterns), patterns)
 
+    def prepare(self, patterns: PatternSet | None) -> None:
+        """The gamma layout of competitions built with `patterns` and the trees (gammas 1)."""
+        self.patterns_ = patterns
+        self._set_gammas(None)
+
     def fit_competitions(self, comps: Competitions, patterns: PatternSet | None = None,
                          callback: Callable[[int, float, np.ndarray], None] | None = None) -> "DTreePrior":
         """MM on competitions built by `competitions` with the same `patterns` and trees; then the
         pattern group and the trees are dropped when the feature set leaves them out (their gammas
         stayed 1)."""
-        self.patterns_ = patterns
-        self._set_gammas(None)
+        self.prepare(patterns)
         history: list[float] = []
 
         def record(sweep: int, loglik: float, gammas: np.ndarray) -> None:

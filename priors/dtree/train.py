@@ -115,6 +115,7 @@ def fit(hyper: DTreeHyperparameters, data: TrainingData) -> tuple[DTreePrior, li
     curve: list[dict] = []
     bar = tqdm(total=hyper.n_iterations, desc="MM", unit="sweep", file=sys.stderr, dynamic_ncols=True)
     started = time.time()
+    prior.prepare(data.patterns)          # the gamma layout the validation competitions are scored in
     prior.fit_competitions(comps, data.patterns, sweep_recorder(validation, prior._offsets, curve, bar))
     bar.close()
     prior.info_["mm_seconds"] = round(time.time() - started, 1)
