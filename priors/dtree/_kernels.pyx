@@ -64,7 +64,8 @@ cdef struct TNode:         # one tree node; NODE_FIELDS int32 fields, the column
     int32_t val            # threshold, or NEW's d (SG)
     int32_t n_nodes        # discovered nodes when the descent is here
     int32_t child          # internal: first child (children are contiguous); leaf: its level
-    int32_t slot           # leaf being grown: its statistics slot, else -1
+    int32_t slot           # leaf being grown: its statistics slot; query of finished trees: its
+                           # left-most leaf level; else -1
 
 cdef struct Graph:         # one position seen by the side to move
     int n                  # board size
@@ -335,6 +336,11 @@ cdef int new_ig(Ctx* ctx, const point_t* disc, int n, int mask, int anchor, poin
     if best < 3:
         m[0] = break_ties(ctx, disc, n, cand, m[0])
     return best
+
+
+cdef inline int leftmost(const TNode* tn) noexcept nogil:
+    """The level of the left-most leaf below a node of finished trees (-1 while growing)."""
+    return tn.child if tn.kind == K_LEAF else tn.slot
 
 
 cdef inline int child_of_outcome(int mask, int outcome) noexcept nogil:
@@ -765,6 +771,7 @@ cdef class Forest:
             f.nodes[i].child = v[i, 6]
             f.nodes[i].slot = -1
         f._check()
+        f.finish()
         return f
 
     def _check(self):
@@ -806,8 +813,8 @@ cdef class Forest:
             if outcome == 3:
                 return self.descend(r, disc, n, paths)
             for i in range(m):
-                if ctx.n_reached >= MAX_BRANCH and i > 0:
-                    break
+                if i > 0 and (ctx.n_reached >= MAX_BRANCH or best <= leftmost(&self.nodes[r])):
+                    break             # no branch can reach a leaf left of the one found
                 disc[n] = cand[i]
                 v = self.descend(r, disc, n + 1, paths)
                 if v < best:
@@ -975,6 +982,7 @@ cdef class Forest:
             self.nodes[node].child = count + 1
             return count + 1
         k = n_new_children(self.nodes[node].a) if self.nodes[node].kind == K_NEW else 2
+        self.nodes[node].slot = count + 1     # a finished query's slot: its left-most leaf level
         for i in range(k):
             count = self._number(self.nodes[node].child + i, count)
         return count
