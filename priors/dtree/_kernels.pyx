@@ -487,6 +487,8 @@ cdef double quality(int criterion, const double* dc, const double* wc, int k, do
     (S1 for all, S2 for the separate criteria and WRS, S3 for WS/EWS, S4 for LS/ELS)."""
     cdef double L = D - W, r = W / D, q = 0.0, rc, t, best_w = -1e300, best_l = -1e300
     cdef double lc[4]
+    cdef const double* x
+    cdef double total
     cdef int c
     ok[0] = True
     for c in range(k):
@@ -503,18 +505,10 @@ cdef double quality(int criterion, const double* dc, const double* wc, int k, do
         return 0.0
     if criterion == 7:
         return -fabs(0.5 - dc[none_child] / D)
-    if criterion == 8:
-        return spread(dc, k, D)
-    if criterion == 9:
-        return spread(wc, k, W)
-    if criterion == 10:
-        return spread(lc, k, L)
-    if criterion == 11:
-        return entropy(dc, k, D)
-    if criterion == 12:
-        return entropy(wc, k, W)
-    if criterion == 13:
-        return entropy(lc, k, L)
+    if criterion >= 8:                 # DS, WS, LS, EDS, EWS, ELS: over descents, wins or losses
+        x = dc if criterion % 3 == 2 else (wc if criterion % 3 == 0 else lc)
+        total = D if criterion % 3 == 2 else (W if criterion % 3 == 0 else L)
+        return spread(x, k, total) if criterion <= 10 else entropy(x, k, total)
     for c in range(k):
         if dc[c] <= 0:
             continue
@@ -577,28 +571,30 @@ cdef inline void consider(Best* best, int criterion, const double* dc, const dou
         best.found = 1
 
 
+cdef inline void consider_yes_no(Best* best, int criterion, double yes_d, double yes_w, double D, double W,
+                                 int kind, int a, int b, int rel, int val) noexcept nogil:
+    """A split into Y (yes_d descents, yes_w wins) and N (the rest)."""
+    cdef double dc[2]
+    cdef double wc[2]
+    dc[0] = yes_d
+    wc[0] = yes_w
+    dc[1] = D - yes_d
+    wc[1] = W - yes_w
+    consider(best, criterion, dc, wc, 2, D, W, kind, a, b, rel, val)
+
+
 cdef void best_value_split(Best* best, int criterion, const uint32_t* block, int off, int nb, double D,
                            double W, int kind, int a, int b) noexcept nogil:
     """A value query's best threshold: `value < val` and `value = val` for every val."""
-    cdef double dc[2]
-    cdef double wc[2]
     cdef double below_d = 0, below_w = 0, hd, hw
     cdef int v
     for v in range(nb):
         hd = block[2 + 2 * (off + v)]
         hw = block[3 + 2 * (off + v)]
         if below_d > 0:
-            dc[0] = below_d
-            wc[0] = below_w
-            dc[1] = D - below_d
-            wc[1] = W - below_w
-            consider(best, criterion, dc, wc, 2, D, W, kind, a, b, 0, v)
+            consider_yes_no(best, criterion, below_d, below_w, D, W, kind, a, b, 0, v)
         if hd > 0:
-            dc[0] = hd
-            wc[0] = hw
-            dc[1] = D - hd
-            wc[1] = W - hw
-            consider(best, criterion, dc, wc, 2, D, W, kind, a, b, 1, v)
+            consider_yes_no(best, criterion, hd, hw, D, W, kind, a, b, 1, v)
         below_d += hd
         below_w += hw
 
