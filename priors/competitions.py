@@ -145,18 +145,26 @@ def level_dtype(n_patterns: int):
     return np.uint16 if max(n_patterns + 1, features.N_PAT3 + 1) <= np.iinfo(np.uint16).max else np.int32
 
 
-def build_competitions(positions: Iterable, patterns=None, progress=None) -> Competitions:
+def build_competitions(positions: Iterable, patterns=None, progress=None, extra=None) -> Competitions:
     """One competition per position: the features of all its candidates, won by the expert move.
 
     Positions whose expert move is not a candidate (an illegal move: cannot happen with records that
-    replay legally) are skipped.
+    replay legally) are skipped. `extra`, when given, adds feature columns after the shared groups:
+    `extra.extra_level_counts()` (levels per column, level 0 included) and
+    `extra.extra_levels(board, color, index)` ((len(index), columns) int32 levels of the candidates).
     """
     from priors import features
     extractor = features.Extractor()
     n_patterns = len(patterns) if patterns is not None else 0
-    builder = CompetitionBuilder(features.level_counts(n_patterns), level_dtype(n_patterns))
+    counts = features.level_counts(n_patterns)
+    if extra is not None:
+        counts = np.concatenate([counts, np.asarray(extra.extra_level_counts(), dtype=counts.dtype)])
+    dtype = level_dtype(n_patterns) if counts.max() - 1 <= np.iinfo(np.uint16).max else np.int32
+    builder = CompetitionBuilder(counts, dtype)
     for pos in positions:
         index, levels = extractor.extract(pos.board, pos.to_play, patterns)
+        if extra is not None:
+            levels = np.concatenate([levels, extra.extra_levels(pos.board, pos.to_play, index)], axis=1)
         hit = np.flatnonzero(index == pos.move_index)
         if len(hit) == 1:
             builder.add(levels, int(hit[0]), pos.move_number)

@@ -278,6 +278,7 @@ class TrainingData:
     validation: Competitions | None
     patterns: PatternSet | None
     stats: dict
+    config: Any = None           # the run's TrainConfig, set by train() for trainers that read games
 
 
 def extract(config: TrainConfig, scheduler: str = "", log=print) -> TrainingData:
@@ -404,6 +405,7 @@ def train(config: TrainConfig, scheduler: str = "", log=print) -> Prior:
             comps = data.comps
             log(f"training competitions: {len(comps)} ({comps.nbytes() / 1e6:.0f} MB, "
                 f"{len(comps.levels) / max(1, len(comps)):.0f} distinct teams each); games {data.stats}")
+            data.config = config                              # a trainer may read games itself (dtree)
         fit_start = time.time()
         prior, curve, final = steps.fit(config.hyper, data)
         stats, n_patterns = data.stats, len(patterns) if patterns is not None else 0

@@ -14,14 +14,9 @@ from priors.train import TrainingData
 UNIT = "sweeps"
 
 
-def fit(hyper: MMHyperparameters, data: TrainingData) -> tuple[MMPrior, list[dict], dict]:
-    """MM with a point per sweep; the model is the last sweep's, which is the point returned."""
-    patterns, validation = data.patterns, data.validation
-    prior = MMPrior(hyper)
-    curve: list[dict] = []
-    bar = tqdm(total=hyper.n_iterations, desc="MM", unit="sweep", file=sys.stderr, dynamic_ncols=True)
-    offsets = group_offsets(features.level_counts(len(patterns) if patterns is not None else 0))
-
+def sweep_recorder(validation, offsets: np.ndarray, curve: list[dict], bar: tqdm):
+    """The MM callback that appends a curve point per sweep (validation top-1 and log-likelihood when
+    there are validation competitions) and shows it on the progress bar."""
     def on_sweep(sweep: int, loglik: float, gammas: np.ndarray) -> None:
         point = {"sweep": sweep, "train_loglik": round(float(loglik), 5)}
         if validation is not None and len(validation):
@@ -30,9 +25,18 @@ def fit(hyper: MMHyperparameters, data: TrainingData) -> tuple[MMPrior, list[dic
         curve.append(point)
         bar.set_postfix({k: v for k, v in point.items() if k != "sweep"})
         bar.update(1)
+    return on_sweep
 
+
+def fit(hyper: MMHyperparameters, data: TrainingData) -> tuple[MMPrior, list[dict], dict]:
+    """MM with a point per sweep; the model is the last sweep's, which is the point returned."""
+    patterns, validation = data.patterns, data.validation
+    prior = MMPrior(hyper)
+    curve: list[dict] = []
+    bar = tqdm(total=hyper.n_iterations, desc="MM", unit="sweep", file=sys.stderr, dynamic_ncols=True)
+    offsets = group_offsets(features.level_counts(len(patterns) if patterns is not None else 0))
     # The callback scores the gammas at the end of each sweep; the last point is the saved model.
-    prior.fit_competitions(data.comps, patterns, on_sweep)
+    prior.fit_competitions(data.comps, patterns, sweep_recorder(validation, offsets, curve, bar))
     bar.close()
     return prior, curve, curve[-1] if curve else {}
 

@@ -9,7 +9,7 @@ from engine.config import load_config
 from priors.base import load_prior
 
 CONFIGS = Path(__file__).resolve().parents[2] / "configs"
-PRESETS = ["mm.yaml", "fbt.yaml"]
+PRESETS = ["mm.yaml", "fbt.yaml", "dtree.yaml"]
 
 
 @pytest.mark.parametrize("name", PRESETS)

@@ -55,8 +55,8 @@ def test_fbt_and_lfr_train_on_competitions_cached_once(tmp_path, data_dir, capsy
 
 
 @pytest.mark.parametrize("override, message", [
-    ("model=svm", "model: must be one of fbt, mm"),
-    ("model=none", "model: must be one of fbt, mm"),           # registered, but nothing to train
+    ("model=svm", "model: must be one of dtree, fbt, mm"),
+    ("model=none", "model: must be one of dtree, fbt, mm"),           # registered, but nothing to train
     ("fbt.loss=hinge", "fbt.loss"),
     ("fbt.k=-1", "fbt.k"),
     ("mm.n_iterations=0", "mm.n_iterations"),
