@@ -35,8 +35,10 @@ from tqdm import tqdm
 from priors import features
 from priors.base import Prior, prior_class, registered
 from priors.competitions import Competitions, build_competitions, concatenate
-from priors.dataset import DEFAULT_ARCHIVES, DEFAULT_FRACTIONS, GameDataset
+from priors.dataset import DEFAULT_ARCHIVES, DEFAULT_FRACTIONS, GameDataset, ids_digest, scale_mixture
 from priors.patterns import PatternCounter, PatternSet, count_patterns
+
+PATTERN_THRESHOLDS = (2, 5, 10, 20, 50, 100)   # harvest sizes logged and recorded: patterns seen >= k times
 
 
 @dataclass(frozen=True)
@@ -45,6 +47,7 @@ class DataConfig:
     archives: tuple = DEFAULT_ARCHIVES     # .tar.xz files of SGF games
     fractions: tuple = DEFAULT_FRACTIONS   # train / validation / test shares of the games
     max_games: int = 2000                  # training games (a seeded choice from the train split)
+    games: tuple = ()                      # training games per archive (the mixture), in place of max_games
     sample: float = 0.1                    # probability of keeping a training position
     augment: str = "none"                  # none | random (one symmetry per game) | all
     seed: int = 1
@@ -166,6 +169,9 @@ def check(c: TrainConfig) -> None:
     """Bounds and choices the dataclasses cannot express."""
     rules = [
         (c.data.max_games >= 1, "data.max_games", "at least 1"),
+        (not c.data.games or (len(c.data.games) == len(c.data.archives) and
+                              all(isinstance(n, int) and n >= 0 for n in c.data.games) and sum(c.data.games) > 0),
+         "data.games", "one game count (0 or more, not all 0) per archive, or [] for max_games"),
         (0 < c.data.sample <= 1, "data.sample", "a probability in (0, 1]"),
         (c.data.augment in ("none", "random", "all"), "data.augment", "none, random or all"),
         (2 <= c.data.size <= 25, "data.size", "a board size in 2..25"),
@@ -187,8 +193,14 @@ def check(c: TrainConfig) -> None:
 # --- work on chunks of games (runs in worker processes) ---------------------------------------
 
 def split_dataset(data: DataConfig, split: str, sample: float, max_games: int | None) -> GameDataset:
+    """The games of one split; with a mixture (`data.games`), `max_games` games in its proportions
+    (the training split: the mixture itself)."""
+    mixture = None
+    if data.games and max_games is not None:
+        mixture = list(data.games) if split == "train" else scale_mixture(data.games, max_games)
+        max_games = None
     return GameDataset(data.data_dir, data.archives, split, data.fractions, sample, data.augment,
-                       data.seed, max_games, data.size)
+                       data.seed, max_games, data.size, mixture)
 
 
 def count_chunk(data: DataConfig, sample: float, games: list[tuple[str, bytes]]):
@@ -248,6 +260,14 @@ def release_memory() -> None:
         pass
 
 
+def peak_rss_mb() -> int:
+    """Peak resident memory of this process and its finished workers, in MB (Linux reports KiB)."""
+    import resource
+    own = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    workers = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    return round(max(own, workers) / 1024)
+
+
 def merge_stats(parts) -> dict:
     games = sum(s.games for s in parts)
     positions = sum(s.positions for s in parts)
@@ -282,7 +302,11 @@ def extract(config: TrainConfig, scheduler: str = "", log=print) -> TrainingData
     executor = make_executor(config, scheduler)
     train_ds = split_dataset(config.data, "train", config.data.sample, config.data.max_games)
     ids = train_ds.game_ids()
-    log(f"training games: {len(ids)} of the train split of {', '.join(config.data.archives)}")
+    selection = {"archives": list(config.data.archives), "games": train_ds.mixture(),
+                 "games_digest": ids_digest(ids)}
+    log(f"training games: {len(ids)} of the train split of {', '.join(config.data.archives)} "
+        f"({', '.join(f'{name} {n}' for name, n in selection['games'].items())}; "
+        f"digest {selection['games_digest']})")
 
     patterns = None
     if config.patterns.min_count > 0:
@@ -292,12 +316,16 @@ def extract(config: TrainConfig, scheduler: str = "", log=print) -> TrainingData
         while parts:
             counter.merge(parts.pop(0)[0])
         patterns = counter.patterns(config.patterns.min_count)
+        selection["patterns_at_least"] = counter.counts_at_least(PATTERN_THRESHOLDS)
+        selection["pattern_moves"] = counter.n_moves
         log(f"patterns: {len(patterns)} seen >= {config.patterns.min_count} times at "
-            f"{counter.n_moves} expert moves; by size {patterns.size_histogram()}")
+            f"{counter.n_moves} expert moves; by size {patterns.size_histogram()}; seen >= k times "
+            f"{selection['patterns_at_least']}")
 
     parts = run_chunks(executor, partial(compete_chunk, config.data, "train", config.data.sample, patterns),
                        train_ds.games(), config.chunk_games, len(ids), "features")
     train_stats = merge_stats([s for _, s in parts])
+    train_stats["training_data"] = selection
     pieces = [c for c, _ in parts]
     del parts                        # let concatenate free each piece once copied
     comps = concatenate(pieces)
@@ -323,7 +351,10 @@ _COMP_FIELDS = ("levels", "mult", "starts", "winners", "move_numbers")
 
 def cache_key(config: TrainConfig) -> str:
     """What the extracted data depends on: the data, pattern and validation settings and the features."""
-    what = {"data": asdict(config.data), "patterns": asdict(config.patterns),
+    data = asdict(config.data)
+    if not data["games"]:
+        del data["games"]                # the keys of caches written before mixtures stay valid
+    what = {"data": data, "patterns": asdict(config.patterns),
             "validation": asdict(config.validation), "groups": list(features.GROUPS),
             "levels": features.level_counts(0).tolist(), "zobrist": features.ZOBRIST_SEED}
     return hashlib.sha256(json.dumps(what, sort_keys=True).encode()).hexdigest()[:16]
@@ -394,18 +425,22 @@ def train(config: TrainConfig, scheduler: str = "", log=print) -> Prior:
     fit_start = time.time()
     steps = trainer(config.model)
     prior, curve, final = steps.fit(config.hyper, data)
+    stats = dict(data.stats)
     prior.info_.update(
         config=config_record(config),
-        train_games=data.stats,
+        training_data=stats.pop("training_data", None),
+        train_games=stats,
         validation=final,
         curve=curve,
         n_patterns=len(patterns) if patterns is not None else 0,
         fit_seconds=round(time.time() - fit_start, 1),
         total_seconds=round(time.time() - started, 1),
+        peak_rss_mb=peak_rss_mb(),
         machine=platform.node() + " " + platform.processor(),
         date=time.strftime("%Y-%m-%d %H:%M:%S"),
     )
-    log(f"{config.model}: {len(curve)} {steps.UNIT} in {prior.info_['fit_seconds']} s; kept {final}")
+    log(f"{config.model}: {len(curve)} {steps.UNIT} in {prior.info_['fit_seconds']} s; kept {final}; "
+        f"peak resident memory {prior.info_['peak_rss_mb']} MB")
     return prior
 
 

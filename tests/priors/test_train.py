@@ -1,12 +1,16 @@
 """Training and evaluation commands end to end on a tiny 9x9 archive, and config validation."""
+import io
 import json
+import tarfile
 
 import pytest
 
 from priors import evaluate, features, train
 from priors.fbt import FBTHyperparameters, FBTPrior
 from priors.mm import MMPrior
-from tests.priors.tiny_archive import data_dir, write_config  # noqa: F401 (data_dir is a fixture)
+from priors.dataset import GameDataset, ids_digest
+from priors.modelfile import read_model
+from tests.priors.tiny_archive import data_dir, random_game, write_config  # noqa: F401 (data_dir is a fixture)
 
 def test_train_then_evaluate(tmp_path, data_dir, capsys):
     config = write_config(tmp_path, data_dir)
@@ -54,6 +58,41 @@ def test_fbt_and_lfr_train_on_competitions_cached_once(tmp_path, data_dir, capsy
     assert len(list(cache.iterdir())) == 2
 
 
+@pytest.fixture(scope="module")
+def two_archives(tmp_path_factory):
+    """p.tar.xz (20 random 9x9 games) and q.tar.xz (12 others)."""
+    path = tmp_path_factory.mktemp("mixture")
+    for name, seeds in (("p", range(100, 120)), ("q", range(200, 212))):
+        with tarfile.open(path / f"{name}.tar.xz", "w:xz") as tar:
+            for k in seeds:
+                data = random_game(k)
+                info = tarfile.TarInfo(f"g{k}.sgf")
+                info.size = len(data)
+                tar.addfile(info, io.BytesIO(data))
+    return path
+
+
+def test_a_mixture_is_trained_on_and_recorded_in_the_model_file(tmp_path, two_archives):
+    config = write_config(tmp_path, two_archives)
+    mixture = ["--set", "data.archives=[p.tar.xz, q.tar.xz]", "--set", "data.games=[5, 3]"]
+    assert train.main([str(config), *mixture, "--set", "mm.n_iterations=2"]) == 0
+    _, header = read_model(tmp_path / "mm.npz")
+    chosen = GameDataset(two_archives, ["p.tar.xz", "q.tar.xz"], fractions=(0.6, 0.2, 0.2), seed=1, size=9,
+                         games_per_archive=[5, 3]).game_ids()
+    recorded = header["training_data"]
+    assert recorded["archives"] == ["p.tar.xz", "q.tar.xz"]
+    assert recorded["games"] == {"p.tar.xz": 5, "q.tar.xz": 3}
+    assert recorded["games_digest"] == ids_digest(chosen)
+    assert header["train_games"]["games"] == 8
+    at_least = list(recorded["patterns_at_least"].values())
+    assert at_least == sorted(at_least, reverse=True) and at_least[0] > 0
+    assert header["peak_rss_mb"] > 0
+    # Another mixture of the same archives is other training data, with another digest.
+    assert train.main([str(config), *mixture, "--set", "data.games=[3, 5]", "--set", "mm.n_iterations=2"]) == 0
+    other = read_model(tmp_path / "mm.npz")[1]["training_data"]
+    assert other["games"] == {"p.tar.xz": 3, "q.tar.xz": 5} and other["games_digest"] != recorded["games_digest"]
+
+
 @pytest.mark.parametrize("override, message", [
     ("model=svm", "model: must be one of fbt, mm"),
     ("model=none", "model: must be one of fbt, mm"),           # registered, but nothing to train
@@ -64,6 +103,8 @@ def test_fbt_and_lfr_train_on_competitions_cached_once(tmp_path, data_dir, capsy
     ("data.colour=1", "data.colour: unknown key"),
     ("mm.groups=[capture, magic]", "mm.groups"),
     ("data.max_games=many", "data.max_games"),
+    ("data.games=[5, 3]", "data.games"),                       # two counts for one archive
+    ("data.games=[0]", "data.games"),
 ])
 def test_config_errors_name_the_key(tmp_path, data_dir, override, message):
     with pytest.raises(ValueError, match=message):
