@@ -19,8 +19,10 @@ import hashlib
 import importlib
 import json
 import platform
+import shutil
 import sys
 import time
+from collections import Counter
 from concurrent.futures import Executor, ProcessPoolExecutor
 from dataclasses import asdict, dataclass, field, fields, replace
 from functools import partial
@@ -35,7 +37,8 @@ from tqdm import tqdm
 from priors import features
 from priors.base import Prior, prior_class, registered
 from priors.competitions import Competitions, build_competitions, concatenate
-from priors.dataset import DEFAULT_ARCHIVES, DEFAULT_FRACTIONS, GameDataset, ids_digest, scale_mixture
+from priors.dataset import (DEFAULT_ARCHIVES, DEFAULT_FRACTIONS, DatasetStats, GameDataset, ids_digest,
+                            scale_mixture)
 from priors.patterns import PatternCounter, PatternSet, count_patterns
 
 PATTERN_THRESHOLDS = (2, 5, 10, 20, 50, 100)   # harvest sizes logged and recorded: patterns seen >= k times
@@ -227,26 +230,60 @@ def _chunks(games: Iterator[tuple[str, bytes]], size: int) -> Iterator[list[tupl
         yield chunk
 
 
+class ChunkStore:
+    """The finished chunks of one extraction phase, kept on disk so that an interrupted run resumes
+    after them: their games are read from the archive again but not replayed."""
+
+    def __init__(self, folder: Path, phase: str):
+        self.folder = folder / "chunks"
+        self.phase = phase
+        self.folder.mkdir(parents=True, exist_ok=True)
+
+    def _stats(self, index: int) -> Path:
+        return self.folder / f"{self.phase}{index:05d}.json"
+
+    def load(self, index: int) -> tuple[Competitions, DatasetStats] | None:
+        if not self._stats(index).exists():
+            return None
+        raw = json.loads(self._stats(index).read_text())
+        comps = load_competitions(self.folder, f"{self.phase}{index:05d}")
+        return comps, DatasetStats(raw["games"], raw["positions"], Counter(raw["skipped"]))
+
+    def save(self, index: int, result: tuple[Competitions, DatasetStats]) -> None:
+        if self._stats(index).exists():
+            return
+        comps, stats = result
+        save_competitions(self.folder, f"{self.phase}{index:05d}", comps)
+        self._stats(index).write_text(json.dumps({"games": stats.games, "positions": stats.positions,
+                                                  "skipped": dict(stats.skipped)}))   # written last: done
+
+
 def run_chunks(executor: Executor | None, fn: Callable, games: Iterator, chunk: int, n_games: int,
-               desc: str) -> list:
-    """Apply fn to chunks of games, in order, with a progress bar counting games."""
+               desc: str, store: ChunkStore | None = None) -> list:
+    """Apply fn to chunks of games, in order, with a progress bar counting games; with a store, chunks
+    it holds are read back and the others saved as they finish."""
     results = []
     with tqdm(total=n_games, desc=desc, unit="game", file=sys.stderr, dynamic_ncols=True) as bar:
-        if executor is None:
-            for part in _chunks(games, chunk):
-                results.append(fn(part))
-                bar.update(len(part))
-        else:
-            pending = []
-            for part in _chunks(games, chunk):
-                pending.append((executor.submit(fn, part), len(part)))
-                while len(pending) > 4:            # bound the games held in memory
-                    future, n = pending.pop(0)
-                    results.append(future.result())
-                    bar.update(n)
-            for future, n in pending:
-                results.append(future.result())
-                bar.update(n)
+        pending: list[tuple[int, int, Callable[[], Any]]] = []
+
+        def collect(index: int, n: int, result: Callable[[], Any]) -> None:
+            results.append(result())
+            if store is not None:
+                store.save(index, results[-1])
+            bar.update(n)
+
+        for index, part in enumerate(_chunks(games, chunk)):
+            kept = store.load(index) if store is not None else None
+            if kept is not None:
+                pending.append((index, len(part), lambda kept=kept: kept))
+            elif executor is None:
+                pending.append((index, len(part), lambda done=fn(part): done))
+            else:
+                pending.append((index, len(part), executor.submit(fn, part).result))
+            while len(pending) > (4 if executor is not None else 0):     # bound the games held in memory
+                collect(*pending.pop(0))
+        for item in pending:
+            collect(*item)
     return results
 
 
@@ -297,9 +334,11 @@ class TrainingData:
     stats: dict
 
 
-def extract(config: TrainConfig, scheduler: str = "", log=print) -> TrainingData:
-    """Harvest patterns, then build the training and validation competitions."""
+def extract(config: TrainConfig, scheduler: str = "", log=print, resume: Path | None = None) -> TrainingData:
+    """Harvest patterns, then build the training and validation competitions. With `resume`, a folder,
+    the harvest and each finished chunk of games are kept there and reused by a rerun."""
     executor = make_executor(config, scheduler)
+    stores = {phase: ChunkStore(resume, phase) if resume is not None else None for phase in ("train", "val")}
     train_ds = split_dataset(config.data, "train", config.data.sample, config.data.max_games)
     ids = train_ds.game_ids()
     selection = {"archives": list(config.data.archives), "games": train_ds.mixture(),
@@ -309,7 +348,11 @@ def extract(config: TrainConfig, scheduler: str = "", log=print) -> TrainingData
         f"digest {selection['games_digest']})")
 
     patterns = None
-    if config.patterns.min_count > 0:
+    if resume is not None and (resume / "harvest.json").exists():
+        patterns = load_patterns(resume)
+        selection.update(json.loads((resume / "harvest.json").read_text()))
+        log(f"patterns: {len(patterns)} read back from {resume}")
+    elif config.patterns.min_count > 0:
         parts = run_chunks(executor, partial(count_chunk, config.data, config.patterns.sample),
                            train_ds.games(), config.chunk_games, len(ids), "harvest")
         counter = PatternCounter()
@@ -321,9 +364,13 @@ def extract(config: TrainConfig, scheduler: str = "", log=print) -> TrainingData
         log(f"patterns: {len(patterns)} seen >= {config.patterns.min_count} times at "
             f"{counter.n_moves} expert moves; by size {patterns.size_histogram()}; seen >= k times "
             f"{selection['patterns_at_least']}")
+        if resume is not None:
+            save_patterns(resume, patterns)
+            (resume / "harvest.json").write_text(json.dumps(
+                {k: selection[k] for k in ("patterns_at_least", "pattern_moves")}))
 
     parts = run_chunks(executor, partial(compete_chunk, config.data, "train", config.data.sample, patterns),
-                       train_ds.games(), config.chunk_games, len(ids), "features")
+                       train_ds.games(), config.chunk_games, len(ids), "features", stores["train"])
     train_stats = merge_stats([s for _, s in parts])
     train_stats["training_data"] = selection
     pieces = [c for c, _ in parts]
@@ -337,7 +384,7 @@ def extract(config: TrainConfig, scheduler: str = "", log=print) -> TrainingData
         n_val = len(val_ds.game_ids())
         parts = run_chunks(executor, partial(compete_chunk, config.data, "validation",
                                              config.validation.sample, patterns),
-                           val_ds.games(), config.chunk_games, n_val, "validation")
+                           val_ds.games(), config.chunk_games, n_val, "validation", stores["val"])
         validation = concatenate([c for c, _ in parts])
     if executor is not None:
         executor.shutdown()
@@ -361,17 +408,27 @@ def cache_key(config: TrainConfig) -> str:
 
 
 def save_cache(folder: Path, data: TrainingData) -> None:
-    """One .npy file per array (loaded back without pickles), written under a temporary name first."""
+    """One .npy file per array (loaded back without pickles), written under a temporary name first
+    (the folder `extract` resumes from)."""
     tmp = folder.with_name(folder.name + ".partial")
     tmp.mkdir(parents=True, exist_ok=True)
     for prefix, comps in (("train", data.comps), ("val", data.validation)):
         if comps is not None:
             save_competitions(tmp, prefix, comps)
     if data.patterns is not None:
-        for name in ("keys", "sizes", "counts"):
-            np.save(tmp / f"patterns_{name}.npy", getattr(data.patterns, name))
+        save_patterns(tmp, data.patterns)
     (tmp / "stats.json").write_text(json.dumps(data.stats))
+    shutil.rmtree(tmp / "chunks", ignore_errors=True)
     tmp.rename(folder)
+
+
+def save_patterns(folder: Path, patterns: PatternSet) -> None:
+    for name in ("keys", "sizes", "counts"):
+        np.save(folder / f"patterns_{name}.npy", getattr(patterns, name))
+
+
+def load_patterns(folder: Path) -> PatternSet:
+    return PatternSet(*(np.load(folder / f"patterns_{n}.npy", allow_pickle=False) for n in ("keys", "sizes", "counts")))
 
 
 def save_competitions(folder: Path, prefix: str, comps: Competitions) -> None:
@@ -388,10 +445,7 @@ def load_competitions(folder: Path, prefix: str) -> Competitions | None:
 
 def load_cache(folder: Path) -> TrainingData:
     comps = partial(load_competitions, folder)
-    patterns = None
-    if (folder / "patterns_keys.npy").exists():
-        patterns = PatternSet(*(np.load(folder / f"patterns_{n}.npy", allow_pickle=False)
-                                for n in ("keys", "sizes", "counts")))
+    patterns = load_patterns(folder) if (folder / "patterns_keys.npy").exists() else None
     return TrainingData(comps("train"), comps("val"), patterns, json.loads((folder / "stats.json").read_text()))
 
 
@@ -407,7 +461,7 @@ def training_data(config: TrainConfig, scheduler: str = "", log=print) -> Traini
     if (folder / "stats.json").exists():
         log(f"competitions read from the cache {folder}")
         return load_cache(folder)
-    data = extract(config, scheduler, log)
+    data = extract(config, scheduler, log, resume=folder.with_name(folder.name + ".partial"))
     save_cache(folder, data)
     log(f"competitions cached in {folder}")
     return data

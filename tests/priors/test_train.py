@@ -93,6 +93,37 @@ def test_a_mixture_is_trained_on_and_recorded_in_the_model_file(tmp_path, two_ar
     assert other["games"] == {"p.tar.xz": 3, "q.tar.xz": 5} and other["games_digest"] != recorded["games_digest"]
 
 
+def test_an_interrupted_extraction_resumes_after_its_finished_chunks(tmp_path, data_dir, monkeypatch):
+    cache = tmp_path / "cache"
+    args = [str(write_config(tmp_path, data_dir)), "--set", f"cache_dir={cache}", "--set", "chunk_games=4",
+            "--set", "mm.n_iterations=2"]
+    real, calls = train.compete_chunk, []
+
+    def stops_at_the_third_chunk(*args):
+        calls.append(args[1])
+        if len(calls) == 3:
+            raise RuntimeError("stopped")
+        return real(*args)
+
+    monkeypatch.setattr(train, "compete_chunk", stops_at_the_third_chunk)
+    with pytest.raises(RuntimeError, match="stopped"):
+        train.main(args)
+    calls.clear()
+    monkeypatch.setattr(train, "compete_chunk", lambda *args: calls.append(args[1]) or real(*args))
+    monkeypatch.setattr(train, "count_chunk", None)            # the harvest is read back, not redone
+    assert train.main(args) == 0
+    n_train = len(GameDataset(data_dir, ["tiny.tar.xz"], fractions=(0.6, 0.2, 0.2), size=9).game_ids())
+    assert calls.count("train") == -(-n_train // 4) - 2 and calls.count("validation") >= 1
+    assert [f.name for f in cache.iterdir()] == [train.cache_key(train.load_config(args[0], args[2::2]))]
+    assert not (next(cache.iterdir()) / "chunks").exists()
+    resumed = MMPrior.load(tmp_path / "mm.npz").info_
+    monkeypatch.undo()
+    assert train.main(args[:1] + ["--set", "mm.n_iterations=2", "--output", str(tmp_path / "whole.npz")]) == 0
+    whole = MMPrior.load(tmp_path / "whole.npz").info_
+    assert resumed["train_games"] == whole["train_games"] and resumed["n_competitions"] == whole["n_competitions"]
+    assert resumed["training_data"] == whole["training_data"]
+
+
 @pytest.mark.parametrize("override, message", [
     ("model=svm", "model: must be one of fbt, mm"),
     ("model=none", "model: must be one of fbt, mm"),           # registered, but nothing to train
