@@ -334,6 +334,37 @@ class TrainingData:
     stats: dict
 
 
+def harvest_patterns(config: TrainConfig, executor: Executor | None, train_ds: GameDataset,
+                     log=print) -> tuple[PatternSet, dict]:
+    """The patterns seen at least `patterns.min_count` times at the training games' counted moves, and
+    the harvest's sizes: moves counted, patterns seen at least k times, kept patterns by size."""
+    parts = run_chunks(executor, partial(count_chunk, config.data, config.patterns.sample),
+                       train_ds.games(), config.chunk_games, len(train_ds.game_ids()), "harvest")
+    counter = PatternCounter()
+    while parts:
+        counter.merge(parts.pop(0)[0])
+    patterns = counter.patterns(config.patterns.min_count)
+    sizes = {"pattern_moves": counter.n_moves, "patterns_at_least": counter.counts_at_least(PATTERN_THRESHOLDS),
+             "patterns_by_size": patterns.size_histogram()}
+    log(f"patterns: {len(patterns)} seen >= {config.patterns.min_count} times at {counter.n_moves} expert "
+        f"moves; by size {sizes['patterns_by_size']}; seen >= k times {sizes['patterns_at_least']}")
+    return patterns, sizes
+
+
+def harvest_record(config: TrainConfig, scheduler: str = "", log=print) -> dict:
+    """A harvest alone (no features, no fit): its games, sizes, time and peak memory, as a JSON record."""
+    started = time.time()
+    executor = make_executor(config, scheduler)
+    train_ds = split_dataset(config.data, "train", config.data.sample, config.data.max_games)
+    _, sizes = harvest_patterns(config, executor, train_ds, log)
+    if executor is not None:
+        executor.shutdown()
+    return {"question": "how many large patterns a harvest gives", "config": config_record(config),
+            "games": train_ds.mixture(), "games_digest": ids_digest(train_ds.game_ids()),
+            "skipped": dict(train_ds.stats.skipped), **sizes,
+            "seconds": round(time.time() - started, 1), "peak_rss_mb": peak_rss_mb()}
+
+
 def extract(config: TrainConfig, scheduler: str = "", log=print, resume: Path | None = None) -> TrainingData:
     """Harvest patterns, then build the training and validation competitions. With `resume`, a folder,
     the harvest and each finished chunk of games are kept there and reused by a rerun."""
@@ -353,21 +384,11 @@ def extract(config: TrainConfig, scheduler: str = "", log=print, resume: Path | 
         selection.update(json.loads((resume / "harvest.json").read_text()))
         log(f"patterns: {len(patterns)} read back from {resume}")
     elif config.patterns.min_count > 0:
-        parts = run_chunks(executor, partial(count_chunk, config.data, config.patterns.sample),
-                           train_ds.games(), config.chunk_games, len(ids), "harvest")
-        counter = PatternCounter()
-        while parts:
-            counter.merge(parts.pop(0)[0])
-        patterns = counter.patterns(config.patterns.min_count)
-        selection["patterns_at_least"] = counter.counts_at_least(PATTERN_THRESHOLDS)
-        selection["pattern_moves"] = counter.n_moves
-        log(f"patterns: {len(patterns)} seen >= {config.patterns.min_count} times at "
-            f"{counter.n_moves} expert moves; by size {patterns.size_histogram()}; seen >= k times "
-            f"{selection['patterns_at_least']}")
+        patterns, sizes = harvest_patterns(config, executor, train_ds, log)
+        selection.update(sizes)
         if resume is not None:
             save_patterns(resume, patterns)
-            (resume / "harvest.json").write_text(json.dumps(
-                {k: selection[k] for k in ("patterns_at_least", "pattern_moves")}))
+            (resume / "harvest.json").write_text(json.dumps(sizes))
 
     parts = run_chunks(executor, partial(compete_chunk, config.data, "train", config.data.sample, patterns),
                        train_ds.games(), config.chunk_games, len(ids), "features", stores["train"])
@@ -498,6 +519,18 @@ def train(config: TrainConfig, scheduler: str = "", log=print) -> Prior:
     return prior
 
 
+def write_harvest_record(config: TrainConfig, args: argparse.Namespace, argv: list[str] | None) -> int:
+    from priors.evaluate import commit
+    record = {"command": "python -m priors.train " + " ".join(argv if argv is not None else sys.argv[1:]),
+              "commit": commit(), "date": time.strftime("%Y-%m-%d %H:%M:%S"),
+              **harvest_record(config, args.scheduler)}
+    out = Path(args.harvest_only)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(record, indent=1))
+    print(f"wrote {out}")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m priors.train", description=__doc__.splitlines()[0])
     parser.add_argument("config", help="training config (YAML), e.g. configs/train-mm.yaml")
@@ -505,11 +538,15 @@ def main(argv: list[str] | None = None) -> int:
                         help="override a config value, e.g. --set data.max_games=500")
     parser.add_argument("--scheduler", default="", help="Dask scheduler address for game extraction")
     parser.add_argument("--output", default="", help="model file (overrides the config's output)")
+    parser.add_argument("--harvest-only", default="", metavar="RECORD",
+                        help="only harvest the patterns and write their counts to this JSON file")
     args = parser.parse_args(argv)
     try:
         config = load_config(args.config, args.set)
         if args.output:
             config = replace(config, output=args.output)
+        if args.harvest_only:
+            return write_harvest_record(config, args, argv)
         prior = train(config, args.scheduler)
     except (ValueError, OSError) as err:
         print(f"error: {err}", file=sys.stderr)
