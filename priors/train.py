@@ -10,7 +10,11 @@ compact arrays.
 
 With `cache_dir` set, the patterns and competitions are saved there under a key of the data, pattern
 and validation settings, so that several models (MM, FBT and LFR with several k) fit the same data
-without extracting it again.
+without extracting it again, and an interrupted extraction resumes after its last finished chunk.
+
+`data.games` trains on a mixture of archives (games per archive, each from its own split); the model
+file records the training data (archives, games per archive, a digest of the game ids). `--harvest-only
+RECORD` runs the pattern harvest alone and writes its counts.
 """
 from __future__ import annotations
 
