@@ -17,7 +17,7 @@ import zlib
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterator, Sequence
+from typing import Iterable, Iterator, Sequence
 
 from sgfmill import sgf
 
@@ -157,6 +157,34 @@ def replay(data: bytes, game_id: str = "", size: int | None = 19, symmetry: int 
     return positions
 
 
+def archive_of(game_id: str) -> str:
+    """The archive file name a game id starts with."""
+    return game_id.split("/", 1)[0]
+
+
+def pick(ids: Sequence[str], n: int, seed: int) -> list[str]:
+    """A seeded choice of n of `ids` (by a hash of each id, so a larger n keeps the smaller n's games)."""
+    return sorted(ids, key=lambda g: unit_hash(f"{seed}:pick:{g}"))[:n]
+
+
+def ids_digest(ids: Iterable[str]) -> str:
+    """A digest of a set of game ids (order does not matter): what a model was trained on."""
+    text = "\n".join(sorted(ids))
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
+
+
+def scale_mixture(games: Sequence[int], total: int) -> list[int]:
+    """Per-archive game counts in the proportions of `games`, summing to `total` (largest remainders)."""
+    whole = sum(games)
+    if whole <= 0:
+        return [0 for _ in games]
+    exact = [total * g / whole for g in games]
+    counts = [int(x) for x in exact]
+    for i in sorted(range(len(games)), key=lambda i: counts[i] - exact[i])[: total - sum(counts)]:
+        counts[i] += 1
+    return counts
+
+
 class GameDataset:
     """Positions of the games of one split, streamed from archives in a data directory.
 
@@ -164,13 +192,16 @@ class GameDataset:
     symmetry per game, drawn from its seeded generator) or "all" (every game replayed under all 8
     symmetries). `max_games` keeps that many games of the split, chosen by a seeded hash of their ids
     (not the first ones: archives are in date order), taking the archives in the order listed: a later
-    archive contributes only the games the earlier ones lack to reach `max_games`.
+    archive contributes only the games the earlier ones lack to reach `max_games`. `games_per_archive`
+    (one count per archive, in place of `max_games`) sets the mixture instead: each archive gives up to
+    its count of games of its own split, chosen the same way.
     """
 
     def __init__(self, data_dir: str | Path | None = None, archives: Sequence[str] = DEFAULT_ARCHIVES,
                  split: str = "train", fractions: Sequence[float] = DEFAULT_FRACTIONS,
                  sample: float = 1.0, augment: str = "none", seed: int = 0,
-                 max_games: int | None = None, size: int = 19):
+                 max_games: int | None = None, size: int = 19,
+                 games_per_archive: Sequence[int] | None = None):
         if split not in SPLITS:
             raise ValueError(f"split: unknown split {split!r}; known: {', '.join(SPLITS)}")
         if len(fractions) != 3 or min(fractions) < 0 or abs(sum(fractions) - 1.0) > 1e-9:
@@ -181,6 +212,12 @@ class GameDataset:
             raise ValueError(f"augment: one of {', '.join(AUGMENT)}, got {augment!r}")
         if max_games is not None and max_games < 1:
             raise ValueError(f"max_games: a positive number, got {max_games}")
+        if games_per_archive is not None:
+            if len(games_per_archive) != len(archives) or min(games_per_archive, default=0) < 0:
+                raise ValueError(f"games_per_archive: one count (0 or more) per archive, got "
+                                 f"{list(games_per_archive)} for {len(archives)} archive(s)")
+            if max_games is not None:
+                raise ValueError("games_per_archive replaces max_games: give one of them")
         self.data_dir = Path(data_dir) if data_dir is not None else DEFAULT_DATA_DIR
         self.archives = list(archives)
         self.split = split
@@ -190,6 +227,7 @@ class GameDataset:
         self.seed = seed
         self.max_games = max_games
         self.size = size
+        self.games_per_archive = list(games_per_archive) if games_per_archive is not None else None
         self.stats = DatasetStats()
         self.archive_errors: list[str] = []   # archives that broke off part-way, with the error
         self._selected: set[str] | None = None
@@ -221,15 +259,24 @@ class GameDataset:
         if self._selected is None:
             ids = [gid for path in self.archive_paths() for gid, _, _ in self._members(path, count=False)
                    if split_of(gid, self.fractions) == self.split]
-            if self.max_games is not None and len(ids) > self.max_games:
-                rank = {name: i for i, name in enumerate(self.archives)}
-                chosen = sorted(ids, key=lambda g: (rank[g.split("/", 1)[0]],
-                                                    unit_hash(f"{self.seed}:pick:{g}")))[: self.max_games]
-                keep = set(chosen)
+            if self.games_per_archive is not None:
+                keep = {g for name, n in zip(self.archives, self.games_per_archive)
+                        for g in pick([g for g in ids if archive_of(g) == name], n, self.seed)}
+                ids = [g for g in ids if g in keep]
+            elif self.max_games is not None and len(ids) > self.max_games:
+                keep = set()
+                for name in self.archives:
+                    keep.update(pick([g for g in ids if archive_of(g) == name],
+                                     max(0, self.max_games - len(keep)), self.seed))
                 ids = [g for g in ids if g in keep]
             self._selected = set(ids)
             self._order = ids
         return list(self._order)
+
+    def mixture(self) -> dict[str, int]:
+        """Selected games per archive, in the order of `archives`."""
+        counts = Counter(archive_of(g) for g in self.game_ids())
+        return {name: counts[name] for name in self.archives}
 
     def games(self) -> Iterator[tuple[str, bytes]]:
         """(game id, SGF bytes) of every selected game of the split, in archive order."""

@@ -112,6 +112,11 @@ class PatternCounter:
                                   minlength=len(unique)).astype(np.int64)
         self.keys = unique
 
+    def counts_at_least(self, thresholds: Iterable[int]) -> dict[int, int]:
+        """How many distinct patterns were seen at least k times, for each k."""
+        self.flush()
+        return {int(k): int(np.count_nonzero(self.counts >= k)) for k in thresholds}
+
     def patterns(self, min_count: int) -> PatternSet:
         """The keys seen at least min_count times, ordered by size then key."""
         self.flush()

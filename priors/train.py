@@ -10,7 +10,11 @@ compact arrays.
 
 With `cache_dir` set, the patterns and competitions are saved there under a key of the data, pattern
 and validation settings, so that several models (MM, FBT and LFR with several k) fit the same data
-without extracting it again.
+without extracting it again, and an interrupted extraction resumes after its last finished chunk.
+
+`data.games` trains on a mixture of archives (games per archive, each from its own split); the model
+file records the training data (archives, games per archive, a digest of the game ids). `--harvest-only
+RECORD` runs the pattern harvest alone and writes its counts.
 """
 from __future__ import annotations
 
@@ -19,8 +23,10 @@ import hashlib
 import importlib
 import json
 import platform
+import shutil
 import sys
 import time
+from collections import Counter
 from concurrent.futures import Executor, ProcessPoolExecutor
 from dataclasses import asdict, dataclass, field, fields, replace
 from functools import partial
@@ -35,8 +41,11 @@ from tqdm import tqdm
 from priors import features
 from priors.base import Prior, prior_class, registered
 from priors.competitions import Competitions, build_competitions, concatenate
-from priors.dataset import DEFAULT_ARCHIVES, DEFAULT_FRACTIONS, GameDataset
+from priors.dataset import (DEFAULT_ARCHIVES, DEFAULT_FRACTIONS, DatasetStats, GameDataset, ids_digest,
+                            scale_mixture)
 from priors.patterns import PatternCounter, PatternSet, count_patterns
+
+PATTERN_THRESHOLDS = (2, 5, 10, 20, 50, 100)   # harvest sizes logged and recorded: patterns seen >= k times
 
 
 @dataclass(frozen=True)
@@ -45,6 +54,7 @@ class DataConfig:
     archives: tuple = DEFAULT_ARCHIVES     # .tar.xz files of SGF games
     fractions: tuple = DEFAULT_FRACTIONS   # train / validation / test shares of the games
     max_games: int = 2000                  # training games (a seeded choice from the train split)
+    games: tuple = ()                      # training games per archive (the mixture), in place of max_games
     sample: float = 0.1                    # probability of keeping a training position
     augment: str = "none"                  # none | random (one symmetry per game) | all
     seed: int = 1
@@ -169,6 +179,9 @@ def check(c: TrainConfig) -> None:
     """Bounds and choices the dataclasses cannot express."""
     rules = [
         (c.data.max_games >= 1, "data.max_games", "at least 1"),
+        (not c.data.games or (len(c.data.games) == len(c.data.archives) and
+                              all(isinstance(n, int) and n >= 0 for n in c.data.games) and sum(c.data.games) > 0),
+         "data.games", "one game count (0 or more, not all 0) per archive, or [] for max_games"),
         (0 < c.data.sample <= 1, "data.sample", "a probability in (0, 1]"),
         (c.data.augment in ("none", "random", "all"), "data.augment", "none, random or all"),
         (2 <= c.data.size <= 25, "data.size", "a board size in 2..25"),
@@ -190,8 +203,14 @@ def check(c: TrainConfig) -> None:
 # --- work on chunks of games (runs in worker processes) ---------------------------------------
 
 def split_dataset(data: DataConfig, split: str, sample: float, max_games: int | None) -> GameDataset:
+    """The games of one split; with a mixture (`data.games`), `max_games` games in its proportions
+    (the training split: the mixture itself)."""
+    mixture = None
+    if data.games and max_games is not None:
+        mixture = list(data.games) if split == "train" else scale_mixture(data.games, max_games)
+        max_games = None
     return GameDataset(data.data_dir, data.archives, split, data.fractions, sample, data.augment,
-                       data.seed, max_games, data.size)
+                       data.seed, max_games, data.size, mixture)
 
 
 def count_chunk(data: DataConfig, sample: float, games: list[tuple[str, bytes]]):
@@ -218,26 +237,60 @@ def _chunks(games: Iterator[tuple[str, bytes]], size: int) -> Iterator[list[tupl
         yield chunk
 
 
+class ChunkStore:
+    """The finished chunks of one extraction phase, kept on disk so that an interrupted run resumes
+    after them: their games are read from the archive again but not replayed."""
+
+    def __init__(self, folder: Path, phase: str):
+        self.folder = folder / "chunks"
+        self.phase = phase
+        self.folder.mkdir(parents=True, exist_ok=True)
+
+    def _stats(self, index: int) -> Path:
+        return self.folder / f"{self.phase}{index:05d}.json"
+
+    def load(self, index: int) -> tuple[Competitions, DatasetStats] | None:
+        if not self._stats(index).exists():
+            return None
+        raw = json.loads(self._stats(index).read_text())
+        comps = load_competitions(self.folder, f"{self.phase}{index:05d}")
+        return comps, DatasetStats(raw["games"], raw["positions"], Counter(raw["skipped"]))
+
+    def save(self, index: int, result: tuple[Competitions, DatasetStats]) -> None:
+        if self._stats(index).exists():
+            return
+        comps, stats = result
+        save_competitions(self.folder, f"{self.phase}{index:05d}", comps)
+        self._stats(index).write_text(json.dumps({"games": stats.games, "positions": stats.positions,
+                                                  "skipped": dict(stats.skipped)}))   # written last: done
+
+
 def run_chunks(executor: Executor | None, fn: Callable, games: Iterator, chunk: int, n_games: int,
-               desc: str) -> list:
-    """Apply fn to chunks of games, in order, with a progress bar counting games."""
+               desc: str, store: ChunkStore | None = None) -> list:
+    """Apply fn to chunks of games, in order, with a progress bar counting games; with a store, chunks
+    it holds are read back and the others saved as they finish."""
     results = []
     with tqdm(total=n_games, desc=desc, unit="game", file=sys.stderr, dynamic_ncols=True) as bar:
-        if executor is None:
-            for part in _chunks(games, chunk):
-                results.append(fn(part))
-                bar.update(len(part))
-        else:
-            pending = []
-            for part in _chunks(games, chunk):
-                pending.append((executor.submit(fn, part), len(part)))
-                while len(pending) > 4:            # bound the games held in memory
-                    future, n = pending.pop(0)
-                    results.append(future.result())
-                    bar.update(n)
-            for future, n in pending:
-                results.append(future.result())
-                bar.update(n)
+        pending: list[tuple[int, int, Callable[[], Any]]] = []
+
+        def collect(index: int, n: int, result: Callable[[], Any]) -> None:
+            results.append(result())
+            if store is not None:
+                store.save(index, results[-1])
+            bar.update(n)
+
+        for index, part in enumerate(_chunks(games, chunk)):
+            kept = store.load(index) if store is not None else None
+            if kept is not None:
+                pending.append((index, len(part), lambda kept=kept: kept))
+            elif executor is None:
+                pending.append((index, len(part), lambda done=fn(part): done))
+            else:
+                pending.append((index, len(part), executor.submit(fn, part).result))
+            while len(pending) > (4 if executor is not None else 0):     # bound the games held in memory
+                collect(*pending.pop(0))
+        for item in pending:
+            collect(*item)
     return results
 
 
@@ -249,6 +302,14 @@ def release_memory() -> None:
         ctypes.CDLL("libc.so.6").malloc_trim(0)
     except (OSError, AttributeError):
         pass
+
+
+def peak_rss_mb() -> int:
+    """Peak resident memory of this process and its finished workers, in MB (Linux reports KiB)."""
+    import resource
+    own = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    workers = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    return round(max(own, workers) / 1024)
 
 
 def merge_stats(parts) -> dict:
@@ -281,27 +342,66 @@ class TrainingData:
     config: Any = None           # the run's TrainConfig, set by train() for trainers that read games
 
 
-def extract(config: TrainConfig, scheduler: str = "", log=print) -> TrainingData:
-    """Harvest patterns, then build the training and validation competitions."""
+def harvest_patterns(config: TrainConfig, executor: Executor | None, train_ds: GameDataset,
+                     log=print) -> tuple[PatternSet, dict]:
+    """The patterns seen at least `patterns.min_count` times at the training games' counted moves, and
+    the harvest's sizes: moves counted, patterns seen at least k times, kept patterns by size."""
+    parts = run_chunks(executor, partial(count_chunk, config.data, config.patterns.sample),
+                       train_ds.games(), config.chunk_games, len(train_ds.game_ids()), "harvest")
+    counter = PatternCounter()
+    while parts:
+        counter.merge(parts.pop(0)[0])
+    patterns = counter.patterns(config.patterns.min_count)
+    sizes = {"pattern_moves": counter.n_moves, "patterns_at_least": counter.counts_at_least(PATTERN_THRESHOLDS),
+             "patterns_by_size": patterns.size_histogram()}
+    log(f"patterns: {len(patterns)} seen >= {config.patterns.min_count} times at {counter.n_moves} expert "
+        f"moves; by size {sizes['patterns_by_size']}; seen >= k times {sizes['patterns_at_least']}")
+    return patterns, sizes
+
+
+def harvest_record(config: TrainConfig, scheduler: str = "", log=print) -> dict:
+    """A harvest alone (no features, no fit): its games, sizes, time and peak memory, as a JSON record."""
+    started = time.time()
     executor = make_executor(config, scheduler)
     train_ds = split_dataset(config.data, "train", config.data.sample, config.data.max_games)
+    _, sizes = harvest_patterns(config, executor, train_ds, log)
+    if executor is not None:
+        executor.shutdown()
+    return {"question": "how many large patterns a harvest gives", "config": config_record(config),
+            "games": train_ds.mixture(), "games_digest": ids_digest(train_ds.game_ids()),
+            "skipped": dict(train_ds.stats.skipped), **sizes,
+            "seconds": round(time.time() - started, 1), "peak_rss_mb": peak_rss_mb()}
+
+
+def extract(config: TrainConfig, scheduler: str = "", log=print, resume: Path | None = None) -> TrainingData:
+    """Harvest patterns, then build the training and validation competitions. With `resume`, a folder,
+    the harvest and each finished chunk of games are kept there and reused by a rerun."""
+    executor = make_executor(config, scheduler)
+    stores = {phase: ChunkStore(resume, phase) if resume is not None else None for phase in ("train", "val")}
+    train_ds = split_dataset(config.data, "train", config.data.sample, config.data.max_games)
     ids = train_ds.game_ids()
-    log(f"training games: {len(ids)} of the train split of {', '.join(config.data.archives)}")
+    selection = {"archives": list(config.data.archives), "games": train_ds.mixture(),
+                 "games_digest": ids_digest(ids)}
+    log(f"training games: {len(ids)} of the train split of {', '.join(config.data.archives)} "
+        f"({', '.join(f'{name} {n}' for name, n in selection['games'].items())}; "
+        f"digest {selection['games_digest']})")
 
     patterns = None
-    if config.patterns.min_count > 0:
-        parts = run_chunks(executor, partial(count_chunk, config.data, config.patterns.sample),
-                           train_ds.games(), config.chunk_games, len(ids), "harvest")
-        counter = PatternCounter()
-        while parts:
-            counter.merge(parts.pop(0)[0])
-        patterns = counter.patterns(config.patterns.min_count)
-        log(f"patterns: {len(patterns)} seen >= {config.patterns.min_count} times at "
-            f"{counter.n_moves} expert moves; by size {patterns.size_histogram()}")
+    if resume is not None and (resume / "harvest.json").exists():
+        patterns = load_patterns(resume)
+        selection.update(json.loads((resume / "harvest.json").read_text()))
+        log(f"patterns: {len(patterns)} read back from {resume}")
+    elif config.patterns.min_count > 0:
+        patterns, sizes = harvest_patterns(config, executor, train_ds, log)
+        selection.update(sizes)
+        if resume is not None:
+            save_patterns(resume, patterns)
+            (resume / "harvest.json").write_text(json.dumps(sizes))
 
     parts = run_chunks(executor, partial(compete_chunk, config.data, "train", config.data.sample, patterns),
-                       train_ds.games(), config.chunk_games, len(ids), "features")
+                       train_ds.games(), config.chunk_games, len(ids), "features", stores["train"])
     train_stats = merge_stats([s for _, s in parts])
+    train_stats["training_data"] = selection
     pieces = [c for c, _ in parts]
     del parts                        # let concatenate free each piece once copied
     comps = concatenate(pieces)
@@ -313,7 +413,7 @@ def extract(config: TrainConfig, scheduler: str = "", log=print) -> TrainingData
         n_val = len(val_ds.game_ids())
         parts = run_chunks(executor, partial(compete_chunk, config.data, "validation",
                                              config.validation.sample, patterns),
-                           val_ds.games(), config.chunk_games, n_val, "validation")
+                           val_ds.games(), config.chunk_games, n_val, "validation", stores["val"])
         validation = concatenate([c for c, _ in parts])
     if executor is not None:
         executor.shutdown()
@@ -327,24 +427,37 @@ _COMP_FIELDS = ("levels", "mult", "starts", "winners", "move_numbers")
 
 def cache_key(config: TrainConfig) -> str:
     """What the extracted data depends on: the data, pattern and validation settings and the features."""
-    what = {"data": asdict(config.data), "patterns": asdict(config.patterns),
+    data = asdict(config.data)
+    if not data["games"]:
+        del data["games"]                # the keys of caches written before mixtures stay valid
+    what = {"data": data, "patterns": asdict(config.patterns),
             "validation": asdict(config.validation), "groups": list(features.GROUPS),
             "levels": features.level_counts(0).tolist(), "zobrist": features.ZOBRIST_SEED}
     return hashlib.sha256(json.dumps(what, sort_keys=True).encode()).hexdigest()[:16]
 
 
 def save_cache(folder: Path, data: TrainingData) -> None:
-    """One .npy file per array (loaded back without pickles), written under a temporary name first."""
+    """One .npy file per array (loaded back without pickles), written under a temporary name first
+    (the folder `extract` resumes from)."""
     tmp = folder.with_name(folder.name + ".partial")
     tmp.mkdir(parents=True, exist_ok=True)
     for prefix, comps in (("train", data.comps), ("val", data.validation)):
         if comps is not None:
             save_competitions(tmp, prefix, comps)
     if data.patterns is not None:
-        for name in ("keys", "sizes", "counts"):
-            np.save(tmp / f"patterns_{name}.npy", getattr(data.patterns, name))
+        save_patterns(tmp, data.patterns)
     (tmp / "stats.json").write_text(json.dumps(data.stats))
+    shutil.rmtree(tmp / "chunks", ignore_errors=True)
     tmp.rename(folder)
+
+
+def save_patterns(folder: Path, patterns: PatternSet) -> None:
+    for name in ("keys", "sizes", "counts"):
+        np.save(folder / f"patterns_{name}.npy", getattr(patterns, name))
+
+
+def load_patterns(folder: Path) -> PatternSet:
+    return PatternSet(*(np.load(folder / f"patterns_{n}.npy", allow_pickle=False) for n in ("keys", "sizes", "counts")))
 
 
 def save_competitions(folder: Path, prefix: str, comps: Competitions) -> None:
@@ -361,10 +474,7 @@ def load_competitions(folder: Path, prefix: str) -> Competitions | None:
 
 def load_cache(folder: Path) -> TrainingData:
     comps = partial(load_competitions, folder)
-    patterns = None
-    if (folder / "patterns_keys.npy").exists():
-        patterns = PatternSet(*(np.load(folder / f"patterns_{n}.npy", allow_pickle=False)
-                                for n in ("keys", "sizes", "counts")))
+    patterns = load_patterns(folder) if (folder / "patterns_keys.npy").exists() else None
     return TrainingData(comps("train"), comps("val"), patterns, json.loads((folder / "stats.json").read_text()))
 
 
@@ -380,7 +490,7 @@ def training_data(config: TrainConfig, scheduler: str = "", log=print) -> Traini
     if (folder / "stats.json").exists():
         log(f"competitions read from the cache {folder}")
         return load_cache(folder)
-    data = extract(config, scheduler, log)
+    data = extract(config, scheduler, log, resume=folder.with_name(folder.name + ".partial"))
     save_cache(folder, data)
     log(f"competitions cached in {folder}")
     return data
@@ -409,19 +519,35 @@ def train(config: TrainConfig, scheduler: str = "", log=print) -> Prior:
         fit_start = time.time()
         prior, curve, final = steps.fit(config.hyper, data)
         stats, n_patterns = data.stats, len(patterns) if patterns is not None else 0
+    stats = dict(stats) if isinstance(stats, dict) else stats
     prior.info_.update(
         config=config_record(config),
+        training_data=stats.pop("training_data", None) if isinstance(stats, dict) else None,
         train_games=stats,
         validation=final,
         curve=curve,
         n_patterns=n_patterns,
         fit_seconds=round(time.time() - fit_start, 1),
         total_seconds=round(time.time() - started, 1),
+        peak_rss_mb=peak_rss_mb(),
         machine=platform.node() + " " + platform.processor(),
         date=time.strftime("%Y-%m-%d %H:%M:%S"),
     )
-    log(f"{config.model}: {len(curve)} {steps.UNIT} in {prior.info_['fit_seconds']} s; kept {final}")
+    log(f"{config.model}: {len(curve)} {steps.UNIT} in {prior.info_['fit_seconds']} s; kept {final}; "
+        f"peak resident memory {prior.info_['peak_rss_mb']} MB")
     return prior
+
+
+def write_harvest_record(config: TrainConfig, args: argparse.Namespace, argv: list[str] | None) -> int:
+    from priors.evaluate import commit
+    record = {"command": "python -m priors.train " + " ".join(argv if argv is not None else sys.argv[1:]),
+              "commit": commit(), "date": time.strftime("%Y-%m-%d %H:%M:%S"),
+              **harvest_record(config, args.scheduler)}
+    out = Path(args.harvest_only)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(record, indent=1))
+    print(f"wrote {out}")
+    return 0
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -431,11 +557,15 @@ def main(argv: list[str] | None = None) -> int:
                         help="override a config value, e.g. --set data.max_games=500")
     parser.add_argument("--scheduler", default="", help="Dask scheduler address for game extraction")
     parser.add_argument("--output", default="", help="model file (overrides the config's output)")
+    parser.add_argument("--harvest-only", default="", metavar="RECORD",
+                        help="only harvest the patterns and write their counts to this JSON file")
     args = parser.parse_args(argv)
     try:
         config = load_config(args.config, args.set)
         if args.output:
             config = replace(config, output=args.output)
+        if args.harvest_only:
+            return write_harvest_record(config, args, argv)
         prior = train(config, args.scheduler)
     except (ValueError, OSError) as err:
         print(f"error: {err}", file=sys.stderr)

@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 
 from engine.board import BLACK, PASS, WHITE
-from priors.dataset import (DEFAULT_DATA_DIR, DataError, GameDataset, replay, split_of, transform,
-                            unit_hash)
+from priors.dataset import (DEFAULT_DATA_DIR, DataError, GameDataset, ids_digest, replay, scale_mixture,
+                            split_of, transform, unit_hash)
 
 GAMES = {
     # 10 moves on 9x9, the last two passes ("" and "tt" both mean pass).
@@ -160,3 +160,52 @@ def test_max_games_takes_archives_in_the_order_listed(tmp_path):
     make_archive(tmp_path / "b.tar.xz", {f"b{i}.sgf": GAMES["good1.sgf"] for i in range(3)})
     pick = GameDataset(tmp_path, ["b.tar.xz", "a.tar.xz"], fractions=(1, 0, 0), max_games=4, size=9).game_ids()
     assert sorted(g.split("/")[0] for g in pick) == ["a.tar.xz", "b.tar.xz", "b.tar.xz", "b.tar.xz"]
+
+
+def mixture_dir(tmp_path):
+    """a.tar.xz with 10 one-move games and b.tar.xz with 6, every game in the train split."""
+    for name, n in (("a", 10), ("b", 6)):
+        make_archive(tmp_path / f"{name}.tar.xz",
+                     {f"{name}{k}.sgf": b"(;GM[1]SZ[9];B[" + bytes([97 + k % 9]) + b"e])" for k in range(n)})
+    return tmp_path
+
+
+def mixture(data_dir, **kw):
+    return GameDataset(data_dir, ["a.tar.xz", "b.tar.xz"], fractions=(1.0, 0.0, 0.0), size=9, **kw)
+
+
+def test_games_per_archive_sets_the_mixture(tmp_path):
+    data_dir = mixture_dir(tmp_path)
+    assert mixture(data_dir, games_per_archive=[3, 4]).mixture() == {"a.tar.xz": 3, "b.tar.xz": 4}
+    assert mixture(data_dir, games_per_archive=[0, 99]).mixture() == {"a.tar.xz": 0, "b.tar.xz": 6}
+    # A larger count keeps the smaller count's games; the seed changes the choice.
+    small = set(mixture(data_dir, games_per_archive=[3, 2]).game_ids())
+    large = set(mixture(data_dir, games_per_archive=[6, 2]).game_ids())
+    assert small < large
+    assert any(set(mixture(data_dir, games_per_archive=[3, 2], seed=s).game_ids()) != small for s in (1, 2, 3))
+    ds = mixture(data_dir, games_per_archive=[2, 1])
+    assert sorted(p.game_id.split("/")[0] for p in ds) == ["a.tar.xz", "a.tar.xz", "b.tar.xz"]
+
+
+def test_max_games_fills_from_the_archives_in_order(tmp_path):
+    data_dir = mixture_dir(tmp_path)
+    assert mixture(data_dir, max_games=12).mixture() == {"a.tar.xz": 10, "b.tar.xz": 2}
+    assert mixture(data_dir, max_games=4).mixture() == {"a.tar.xz": 4, "b.tar.xz": 0}
+
+
+@pytest.mark.parametrize("kw", [{"games_per_archive": [1]}, {"games_per_archive": [1, -1]},
+                                {"games_per_archive": [1, 1], "max_games": 2}])
+def test_a_bad_mixture_is_refused(tmp_path, kw):
+    with pytest.raises(ValueError, match="games_per_archive"):
+        mixture(tmp_path, **kw)
+
+
+def test_scale_mixture_keeps_the_proportions_and_the_total():
+    assert scale_mixture([100, 300, 600], 10) == [1, 3, 6]
+    assert sum(scale_mixture([1, 1, 1], 10)) == 10
+    assert scale_mixture([5, 0], 3) == [3, 0]
+
+
+def test_ids_digest_depends_on_the_set_only():
+    assert ids_digest(["a/1", "b/2"]) == ids_digest(["b/2", "a/1"])
+    assert ids_digest(["a/1", "b/2"]) != ids_digest(["a/1", "b/3"])

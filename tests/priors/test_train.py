@@ -1,12 +1,16 @@
 """Training and evaluation commands end to end on a tiny 9x9 archive, and config validation."""
+import io
 import json
+import tarfile
 
 import pytest
 
 from priors import evaluate, features, train
 from priors.fbt import FBTHyperparameters, FBTPrior
 from priors.mm import MMPrior
-from tests.priors.tiny_archive import data_dir, write_config  # noqa: F401 (data_dir is a fixture)
+from priors.dataset import GameDataset, ids_digest
+from priors.modelfile import read_model
+from tests.priors.tiny_archive import data_dir, random_game, write_config  # noqa: F401 (data_dir is a fixture)
 
 def test_train_then_evaluate(tmp_path, data_dir, capsys):
     config = write_config(tmp_path, data_dir)
@@ -54,6 +58,72 @@ def test_fbt_and_lfr_train_on_competitions_cached_once(tmp_path, data_dir, capsy
     assert len(list(cache.iterdir())) == 2
 
 
+@pytest.fixture(scope="module")
+def two_archives(tmp_path_factory):
+    """p.tar.xz (20 random 9x9 games) and q.tar.xz (12 others)."""
+    path = tmp_path_factory.mktemp("mixture")
+    for name, seeds in (("p", range(100, 120)), ("q", range(200, 212))):
+        with tarfile.open(path / f"{name}.tar.xz", "w:xz") as tar:
+            for k in seeds:
+                data = random_game(k)
+                info = tarfile.TarInfo(f"g{k}.sgf")
+                info.size = len(data)
+                tar.addfile(info, io.BytesIO(data))
+    return path
+
+
+def test_a_mixture_is_trained_on_and_recorded_in_the_model_file(tmp_path, two_archives):
+    config = write_config(tmp_path, two_archives)
+    mixture = ["--set", "data.archives=[p.tar.xz, q.tar.xz]", "--set", "data.games=[5, 3]"]
+    assert train.main([str(config), *mixture, "--set", "mm.n_iterations=2"]) == 0
+    _, header = read_model(tmp_path / "mm.npz")
+    chosen = GameDataset(two_archives, ["p.tar.xz", "q.tar.xz"], fractions=(0.6, 0.2, 0.2), seed=1, size=9,
+                         games_per_archive=[5, 3]).game_ids()
+    recorded = header["training_data"]
+    assert recorded["archives"] == ["p.tar.xz", "q.tar.xz"]
+    assert recorded["games"] == {"p.tar.xz": 5, "q.tar.xz": 3}
+    assert recorded["games_digest"] == ids_digest(chosen)
+    assert header["train_games"]["games"] == 8
+    at_least = list(recorded["patterns_at_least"].values())
+    assert at_least == sorted(at_least, reverse=True) and at_least[0] > 0
+    assert header["peak_rss_mb"] > 0
+    # Another mixture of the same archives is other training data, with another digest.
+    assert train.main([str(config), *mixture, "--set", "data.games=[3, 5]", "--set", "mm.n_iterations=2"]) == 0
+    other = read_model(tmp_path / "mm.npz")[1]["training_data"]
+    assert other["games"] == {"p.tar.xz": 3, "q.tar.xz": 5} and other["games_digest"] != recorded["games_digest"]
+
+
+def test_an_interrupted_extraction_resumes_after_its_finished_chunks(tmp_path, data_dir, monkeypatch):
+    cache = tmp_path / "cache"
+    args = [str(write_config(tmp_path, data_dir)), "--set", f"cache_dir={cache}", "--set", "chunk_games=4",
+            "--set", "mm.n_iterations=2"]
+    real, calls = train.compete_chunk, []
+
+    def stops_at_the_third_chunk(*args):
+        calls.append(args[1])
+        if len(calls) == 3:
+            raise RuntimeError("stopped")
+        return real(*args)
+
+    monkeypatch.setattr(train, "compete_chunk", stops_at_the_third_chunk)
+    with pytest.raises(RuntimeError, match="stopped"):
+        train.main(args)
+    calls.clear()
+    monkeypatch.setattr(train, "compete_chunk", lambda *args: calls.append(args[1]) or real(*args))
+    monkeypatch.setattr(train, "count_chunk", None)            # the harvest is read back, not redone
+    assert train.main(args) == 0
+    n_train = len(GameDataset(data_dir, ["tiny.tar.xz"], fractions=(0.6, 0.2, 0.2), size=9).game_ids())
+    assert calls.count("train") == -(-n_train // 4) - 2 and calls.count("validation") >= 1
+    assert [f.name for f in cache.iterdir()] == [train.cache_key(train.load_config(args[0], args[2::2]))]
+    assert not (next(cache.iterdir()) / "chunks").exists()
+    resumed = MMPrior.load(tmp_path / "mm.npz").info_
+    monkeypatch.undo()
+    assert train.main(args[:1] + ["--set", "mm.n_iterations=2", "--output", str(tmp_path / "whole.npz")]) == 0
+    whole = MMPrior.load(tmp_path / "whole.npz").info_
+    assert resumed["train_games"] == whole["train_games"] and resumed["n_competitions"] == whole["n_competitions"]
+    assert resumed["training_data"] == whole["training_data"]
+
+
 @pytest.mark.parametrize("override, message", [
     ("model=svm", "model: must be one of dtree, fbt, mm"),
     ("model=none", "model: must be one of dtree, fbt, mm"),           # registered, but nothing to train
@@ -64,6 +134,8 @@ def test_fbt_and_lfr_train_on_competitions_cached_once(tmp_path, data_dir, capsy
     ("data.colour=1", "data.colour: unknown key"),
     ("mm.groups=[capture, magic]", "mm.groups"),
     ("data.max_games=many", "data.max_games"),
+    ("data.games=[5, 3]", "data.games"),                       # two counts for one archive
+    ("data.games=[0]", "data.games"),
 ])
 def test_config_errors_name_the_key(tmp_path, data_dir, override, message):
     with pytest.raises(ValueError, match=message):
@@ -88,3 +160,16 @@ def test_groups_accept_the_named_sets(tmp_path, data_dir):
     assert FBTHyperparameters().groups == features.GROUPS      # the default
     with pytest.raises(ValueError, match="fbt.groups"):
         train.load_config(write_config(tmp_path, data_dir), ["fbt.groups=[]"])
+
+
+def test_harvest_only_records_the_pattern_counts(tmp_path, data_dir):
+    config = write_config(tmp_path, data_dir)
+    record = tmp_path / "harvest" / "harvest.json"
+    assert train.main([str(config), "--harvest-only", str(record)]) == 0
+    harvest = json.loads(record.read_text())
+    assert not (tmp_path / "mm.npz").exists()                  # no model trained
+    assert harvest["games"] == {"tiny.tar.xz": 14} and harvest["pattern_moves"] == 14 * 40
+    at_least = harvest["patterns_at_least"]
+    assert at_least["2"] == sum(harvest["patterns_by_size"].values())    # min_count 2 keeps those seen twice
+    assert list(at_least.values()) == sorted(at_least.values(), reverse=True)
+    assert harvest["command"].endswith(str(record)) and harvest["peak_rss_mb"] > 0
