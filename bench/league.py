@@ -37,21 +37,18 @@ and `ratings.png`.
 """
 from __future__ import annotations
 
-import argparse
 import itertools
 import json
-import signal
 import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
-import yaml
 
 from bench import report
-from bench.match import RunError, read_records, run_match
-from bench.matchconfig import NAME_RE, ConfigError, MatchConfig, parse_config
+from bench.match import RunError, parse_run_arguments, read_records, run_arguments, run_match
+from bench.matchconfig import NAME_RE, ConfigError, MatchConfig, load_yaml_config, parse_config
 from bench.ratings import Ratings, fit
 from bench.records import results_folder
 
@@ -97,17 +94,7 @@ class LeagueConfig:
 
 def load_config(path: str) -> LeagueConfig:
     """Read and validate a league file; every error is a ConfigError naming the file and the key."""
-    try:
-        with open(path, encoding="utf-8") as f:
-            data = yaml.safe_load(f)
-    except OSError as e:
-        raise ConfigError(f"{path}: cannot read: {e.strerror}") from None
-    except yaml.YAMLError as e:
-        raise ConfigError(f"{path}: not valid YAML: {e}") from None
-    try:
-        return parse_league(data, default_name=Path(path).stem, source=path)
-    except ConfigError as e:
-        raise ConfigError(f"{path}: {e}") from None
+    return load_yaml_config(path, parse_league)
 
 
 def parse_league(data: Any, default_name: str = "league", source: str = "") -> LeagueConfig:
@@ -295,29 +282,15 @@ def run_league(cfg: LeagueConfig, run_dir: Path, jobs: int | None = None, schedu
     return write_ratings(cfg, run_dir)
 
 
-def _interrupt(signum, frame) -> None:
-    raise KeyboardInterrupt
-
-
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m bench.league", description=__doc__.splitlines()[0])
-    parser.add_argument("config", help="league configuration (YAML)")
-    parser.add_argument("--jobs", type=int, default=None, help="games played at once (default: the config's jobs)")
-    parser.add_argument("--scheduler", metavar="ADDRESS", help="run the games on this Dask scheduler")
-    parser.add_argument("--out", metavar="DIR", help="run folder (default bench/results/league/<name>/)")
-    parser.add_argument("--rate-only", action="store_true", help="rate the games already played; play none")
-    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
-    args = parser.parse_args(argv)
-    if args.jobs is not None and args.jobs < 1:
-        parser.error("--jobs must be at least 1")
-    try:
-        cfg = load_config(args.config)
-    except ConfigError as e:
-        print(f"error: {e}", file=sys.stderr)
+    parser = run_arguments("python -m bench.league", __doc__, "league", [
+        ("--rate-only", {"action": "store_true", "help": "rate the games already played; play none"})])
+    parsed = parse_run_arguments(parser, argv, load_config)
+    if parsed is None:
         return 2
+    args, cfg = parsed
     run_dir = Path(args.out) if args.out else cfg.run_dir
     command = ["python", "-m", "bench.league"] + (sys.argv[1:] if argv is None else list(argv))
-    signal.signal(signal.SIGTERM, _interrupt)       # a kill stops the league like Ctrl-C does
     try:
         text = write_ratings(cfg, run_dir) if args.rate_only else run_league(
             cfg, run_dir, args.jobs, args.scheduler, not args.no_progress, command)

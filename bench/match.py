@@ -41,7 +41,7 @@ import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterator
+from typing import Any, Callable, Iterator
 
 from tqdm import tqdm
 
@@ -425,23 +425,42 @@ def run_match(cfg: MatchConfig, run_dir: Path, executor: cf.Executor | None = No
     return run, failed
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m bench.match", description=__doc__.splitlines()[0])
-    parser.add_argument("config", help="match configuration (YAML)")
+def run_arguments(prog: str, doc: str, what: str, extra: list[tuple[str, dict]] = ()) -> argparse.ArgumentParser:
+    """The command line of a run of games (a match, a league): CONFIG, --jobs, --scheduler, --out,
+    --no-progress, and `extra` options; `parse_run_arguments` checks --jobs."""
+    parser = argparse.ArgumentParser(prog=prog, description=doc.splitlines()[0])
+    parser.add_argument("config", help=f"{what} configuration (YAML)")
     parser.add_argument("--jobs", type=int, default=None, help="games played at once (default: the config's jobs)")
     parser.add_argument("--scheduler", metavar="ADDRESS", help="run the games on this Dask scheduler")
-    parser.add_argument("--out", metavar="DIR", help="run folder (default bench/results/match/<name>/)")
+    parser.add_argument("--out", metavar="DIR", help=f"run folder (default bench/results/{what}/<name>/)")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+    for flag, options in extra:
+        parser.add_argument(flag, **options)
+    return parser
+
+
+def parse_run_arguments(parser: argparse.ArgumentParser, argv: list[str] | None,
+                        load: Callable[[str], Any]) -> tuple[argparse.Namespace, Any] | None:
+    """(arguments, the configuration `load` reads from CONFIG); None, with the error printed, when the
+    configuration cannot be used. A SIGTERM then stops the run as Ctrl-C does."""
     args = parser.parse_args(argv)
     if args.jobs is not None and args.jobs < 1:
         parser.error("--jobs must be at least 1")
     try:
-        cfg = load_config(args.config)
+        cfg = load(args.config)
     except ConfigError as e:
         print(f"error: {e}", file=sys.stderr)
+        return None
+    signal.signal(signal.SIGTERM, _raise_interrupt)
+    return args, cfg
+
+
+def main(argv: list[str] | None = None) -> int:
+    parsed = parse_run_arguments(run_arguments("python -m bench.match", __doc__, "match"), argv, load_config)
+    if parsed is None:
         return 2
+    args, cfg = parsed
     run_dir = Path(args.out) if args.out else cfg.run_dir
-    signal.signal(signal.SIGTERM, _raise_interrupt)      # a kill stops the run like Ctrl-C does
     _stacks_on_sigusr1()
     command = ["python", "-m", "bench.match"] + (sys.argv[1:] if argv is None else list(argv))
     try:

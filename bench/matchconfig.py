@@ -125,6 +125,12 @@ VARIANT_KEYS = {"name", "command", "args", "label", "setup", "timeout", "playout
 
 def load_config(path: str | os.PathLike) -> MatchConfig:
     """Read and validate a match configuration file."""
+    return load_yaml_config(path, parse_config)
+
+
+def load_yaml_config(path: str | os.PathLike, parse: Any) -> Any:
+    """`parse(data, default_name=, source=)` of a YAML file (safe_load), every error a ConfigError
+    that names the file (a match's or a league's configuration)."""
     path = str(path)
     try:
         with open(path, encoding="utf-8") as f:
@@ -133,9 +139,8 @@ def load_config(path: str | os.PathLike) -> MatchConfig:
         raise ConfigError(f"{path}: cannot read: {e.strerror}") from None
     except yaml.YAMLError as e:
         raise ConfigError(f"{path}: not valid YAML: {e}") from None
-    default_name = Path(path).stem
     try:
-        return parse_config(data, default_name=default_name, source=path)
+        return parse(data, default_name=Path(path).stem, source=path)
     except ConfigError as e:
         raise ConfigError(f"{path}: {e}") from None
 
