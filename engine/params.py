@@ -162,7 +162,7 @@ class ReadingParams(TacticsParams):
     # Full-board positions need the local move generator, widened for the defender (counter-attacks on
     # blocks with one liberty more than its own) so that fewer captures are "proved" by leaving out the
     # defence. PNS passes more of GnuGo's reading.tst than PP and answers faster (B3: 163 of 235 against
-    # 156 for PP with a leaf prior of 0.1, which does better there than the paper's 0.5; issue 25), so it
+    # 156 for PP with a leaf prior of 0.1, which does better there than the paper's 0.5), so it
     # is the default; PP becomes the default again only when it passes more. The budget keeps a query
     # near a second.
     method: str = "pns"

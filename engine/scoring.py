@@ -7,12 +7,12 @@ Ownership for scoring comes from the playout policy alone, never from the tree s
 of a decided position spends most of its simulations on lines that end in two passes inside the
 tree (the winner's pass wins at once, the loser's moves all lose alike), and those are counted on
 the board as it stands, dead stones included. How many such lines there are follows the prior,
-the seed and the search size, so a judgement taken from the search changed with them (issue 24:
-W+17 instead of W+4). Playouts do not pass while a move remains, so dead stones are captured in
+the seed and the search size, so a judgement taken from the search changed with them (a finished
+9x9 game scored W+17 instead of W+4). Playouts do not pass while a move remains, so dead stones are captured in
 them; half of them start with each colour to move, so the side to move does not tip a group.
 Known limitation: a local fight the playout policy cannot read (a capturing race it wins half the
 time for either side) comes out near 0 and its stones count as alive, where the tree would have
-read it (issue 24; `python -m bench.scorecheck` lists the finished match games where we and GnuGo
+read it (`python -m bench.scorecheck` lists the finished match games where we and GnuGo
 disagree).
 
 - A group is **dead** when the mean ownership over its stones is at least `DEAD_THRESHOLD` (0.5)

@@ -2,12 +2,12 @@
 import json
 
 from bench.scorecheck import Check, finished_games, format_table, main, recorded_claim
-from tests.gtp.test_gnugo_game import ISSUE_24_MOVES
+from tests.gtp.test_gnugo_game import TWO_PASS_MOVES
 
 
 def record(game: int, **fields) -> dict:
     base = {"variant": "main", "game": game, "board_size": 9, "komi": 7.0, "handicap_stones": [],
-            "moves": [v.upper() for v in ISSUE_24_MOVES[1::2]], "end": "passes",
+            "moves": [v.upper() for v in TWO_PASS_MOVES[1::2]], "end": "passes",
             "result_referee": "W+4.0", "dead_stones": ["A3", "A4", "B4"],
             "player_command": "/usr/games/gnugo --mode gtp", "opponent_command": "python -m gtp.cli gtp",
             "engine_results": {"player": "W+4.0", "opponent": "W+17"}}
@@ -26,7 +26,7 @@ def test_only_games_ended_by_passes_and_refereed_are_checked(tmp_path):
     assert recorded_claim(record(0, opponent_command="gnugo")) is None
 
 
-def test_the_issue_24_game_agrees_with_gnugo_through_gtp(tmp_path, capsys):
+def test_the_two_pass_game_agrees_with_gnugo_through_gtp(tmp_path, capsys):
     write_run(tmp_path / "run", [record(0), record(1, end="resign")])
     assert main([str(tmp_path / "run")]) == 0
     lines = capsys.readouterr().out.splitlines()

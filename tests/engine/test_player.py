@@ -162,7 +162,7 @@ class PassPrior:
 @pytest.mark.parametrize("playouts,seed,prior",
                          [(50, 1, None), (5000, 3, PassPrior()), (10000, 5, PassPrior())])
 def test_scoring_does_not_follow_the_search(playouts, seed, prior):
-    # Issue 24: ownership taken from the search counted its two-pass lines with the dead stones
+    # Ownership taken from the search counted its two-pass lines with the dead stones
     # standing, so the prior, the seed and the search size changed the score (W+17 for W+4).
     player = Player(EngineParams(search=SearchParams(playouts=playouts, seed=seed)), prior=prior)
     player.game.set_position(Board.from_ascii(FINISHED, komi=0.5, to_play=BLACK))

@@ -30,11 +30,11 @@ CONFIGS = Path(__file__).resolve().parents[2] / "configs"
 # The engine presets: the files that set a prior (default.yaml, mm.yaml, fbt.yaml, ...).
 PRESETS = sorted(f.name for f in CONFIGS.glob("*.yaml") if "prior" in (yaml.safe_load(f.read_text()) or {}))
 
-# Issue 24: GnuGo 3.8 (B) against Tesuji with configs/mm.yaml (W), 9x9, komi 7, ended by two passes.
+# A game of GnuGo 3.8 (B) against Tesuji with configs/mm.yaml (W), 9x9, komi 7, ended by two passes.
 # GnuGo scores it W+4.0 with A3 A4 B4 dead; we said W+17 with nothing dead for mm and fbt at every
 # seed and for the default at seed 3, because the ownership came from the tree search (see
 # engine/scoring.py).
-ISSUE_24_MOVES = """
+TWO_PASS_MOVES = """
 B G7 W F6 B G6 W F4 B D3 W F7 B D5 W G5 B H5 W H4 B H7 W D7 B J6 W G8 B H8 W C6 B C5 W E2 B B6 W B7 B B5
 W E3 B B3 W F8 B J4 W J3 B J5 W H3 B D2 W D1 B C1 W E1 B B2 W C8 B H9 W E4 B D6 W E6 B C7 W D8 B B8 W C6
 B A7 W C7 B D4 W B9 B A8 W E9 B E5 W F5 B G9 W C9 B A6 W A4 B F9 W B4 B A9 W A3 B pass W pass
@@ -50,11 +50,11 @@ def test_presets_are_found():
 
 @pytest.mark.parametrize("seed", [1, 2, 3, 4, 5])
 @pytest.mark.parametrize("preset", PRESETS)
-def test_issue_24_game_scores_as_gnugo(preset, seed):
+def test_a_two_pass_game_scores_as_gnugo(preset, seed):
     params = load_config(str(CONFIGS / preset), [f"search.seed={seed}"])
     server = build_server(Player(params, prior=build_move_prior(params.prior)), params)
     for command in ["boardsize 9", "clear_board", "komi 7"] + [
-            f"play {c} {v}" for c, v in zip(ISSUE_24_MOVES[::2], ISSUE_24_MOVES[1::2])]:
+            f"play {c} {v}" for c, v in zip(TWO_PASS_MOVES[::2], TWO_PASS_MOVES[1::2])]:
         assert server.handle_line(command) == "= \n\n", command
     assert server.handle_line("final_score") == "= W+4\n\n"
     assert sorted(server.handle_line("final_status_list dead").split()[1:]) == ["A3", "A4", "B4"]
