@@ -59,14 +59,17 @@ class Scores:
         self.rank: list[int] = []
         self.loglik: list[float] = []
         self.seconds: list[float] = []
+        self.cpu_seconds: list[float] = []
         self.phase: list[int] = []
         self.game: list[int] = []
 
-    def add(self, p: np.ndarray, move_index: int, seconds: float, move_number: int, game: int) -> None:
+    def add(self, p: np.ndarray, move_index: int, seconds: float, move_number: int, game: int,
+            cpu_seconds: float = 0.0) -> None:
         expert = p[move_index]
         self.rank.append(int(np.count_nonzero(p >= expert)))
         self.loglik.append(float(np.log(expert)) if expert > 0 else float("-inf"))
         self.seconds.append(seconds)
+        self.cpu_seconds.append(cpu_seconds)
         self.phase.append(min((move_number - 1) // PHASE_MOVES, N_PHASES - 1))
         self.game.append(game)
 
@@ -93,6 +96,8 @@ class Scores:
             "phases": phases,
             "ms_per_position": {"mean": float(ms.mean()), "median": float(np.median(ms)),
                                 "p90": float(np.percentile(ms, 90))},
+            # this thread's CPU time: apart from the other processes on a shared machine
+            "cpu_ms_per_position": float(np.mean(self.cpu_seconds) * 1e3),
         }
 
 
@@ -116,9 +121,10 @@ def evaluate_models(models: list[tuple[str, Prior]], dataset: GameDataset, progr
         for pos in dataset.positions_of(game_id, data):
             g = game_index.setdefault(pos.game_id, len(game_index))
             for (_, prior), sc in zip(models, scores):
-                start = time.perf_counter()
+                start, cpu = time.perf_counter(), time.thread_time()
                 p = prior.evaluate(pos.board, pos.to_play)
-                sc.add(p, pos.move_index, time.perf_counter() - start, pos.move_number, g)
+                sc.add(p, pos.move_index, time.perf_counter() - start, pos.move_number, g,
+                       time.thread_time() - cpu)
         bar.update(1)
     bar.close()
     return scores
@@ -142,13 +148,14 @@ def commit() -> str:
 
 def table(results: list[dict[str, Any]]) -> str:
     lines = [f"{'model':28s} {'top1':>6s} {'95% CI':>14s} {'top5':>6s} {'top10':>6s} {'top20':>6s} "
-             f"{'loglik':>7s} {'ms/pos':>7s}"]
+             f"{'loglik':>7s} {'ms/pos':>7s} {'cpu ms':>7s}"]
     for r in results:
         s = r["scores"]
         lo, hi = s["top1_ci95"]
         lines.append(f"{r['label'][:28]:28s} {s['top1'] * 100:5.1f}% {lo * 100:6.1f}-{hi * 100:4.1f}% "
                      f"{s['top_k'][4] * 100:5.1f}% {s['top_k'][9] * 100:5.1f}% {s['top_k'][19] * 100:5.1f}% "
-                     f"{s['mean_loglik']:7.3f} {s['ms_per_position']['mean']:7.3f}")
+                     f"{s['mean_loglik']:7.3f} {s['ms_per_position']['mean']:7.3f} "
+                     f"{s['cpu_ms_per_position']:7.3f}")
     phases = [p["moves"] for p in results[0]["scores"]["phases"]]
     lines.append("top-1 by game phase (moves): " + "  ".join(phases))
     for r in results:

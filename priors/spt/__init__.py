@@ -8,7 +8,6 @@
               tree, each tree kept on disk as it finishes so that a run resumes
 - `scoring`   batch top-k of forests on a fixed sample of test positions
 - `study`     the thesis's parameter study (`python -m priors.spt.study`, `make bench-spt-study`)
-- `speed`     CPU time per position of forests (`python -m priors.spt.speed`)
 """
 from priors.spt.model import SPTHyperparameters, SPTPrior
 
