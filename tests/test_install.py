@@ -49,7 +49,8 @@ def test_presets_are_listed(tesuji, tmp_path):
 
 
 def test_gtp_plays_with_a_preset_and_its_shipped_model(tesuji, tmp_path):
-    replies = run(tesuji, "gtp", "--preset", "fbt", "--set", "search.playouts=50", "--set", "search.n_threads=1", cwd=tmp_path,
+    replies = run(tesuji, "gtp", "--preset", "fbt", "--set", "search.playouts=50", "--set", "search.n_threads=1",
+                  cwd=tmp_path,
                   stdin="boardsize 9\ngenmove b\nquit\n", timeout=120)
     first, move, last = replies.split("\n\n")[:3]
     assert (first, last) == ("= ", "= ")
