@@ -154,11 +154,11 @@ def trainable() -> list[str]:
 
 
 def trainer(name: str) -> ModuleType | None:
-    """The `train` module of the prior's subpackage (its `fit(hyper, data) -> (prior, curve, kept)`,
-    `UNIT` and optional `report(prior)`), or None for a prior that is not trained. A model that does
-    not learn from competitions offers one of two hooks instead: `training_data(config, scheduler, log)`
-    gathers its own data for `fit` (pbn), `fit_games(config, executor, log) -> (prior, curve, kept,
-    game stats)` reads the positions and fits in one pass (spt)."""
+    """The `train` module of the prior's subpackage, or None for a prior that is not trained. The module
+    has `UNIT` (what one curve point counts), `fit(hyper, data) -> (prior, curve, kept)`, an optional
+    `report(prior)`, and its own `training_data(config, scheduler, log) -> data` where the model does
+    not learn from competitions (spt: a pool of positions; pbn: region samples); without it, `data` is
+    the competitions of this module's `training_data`. The data has `stats` and may have `patterns`."""
     package = prior_class(name).__module__.rpartition(".")[0]
     try:
         return importlib.import_module(f"{package}.train")
@@ -339,7 +339,7 @@ class TrainingData:
     validation: Competitions | None
     patterns: PatternSet | None
     stats: dict
-    config: Any = None           # the run's TrainConfig, set by train() for trainers that read games
+    config: Any = None           # the run's TrainConfig, for trainers that also read games (dtree)
 
 
 def harvest_patterns(config: TrainConfig, executor: Executor | None, train_ds: GameDataset,
@@ -484,15 +484,20 @@ def cache_folder(config: TrainConfig) -> Path:
 
 def training_data(config: TrainConfig, scheduler: str = "", log=print) -> TrainingData:
     """Extract the data, or read it back from the cache when `cache_dir` holds it."""
-    if not config.cache_dir:
-        return extract(config, scheduler, log)
-    folder = cache_folder(config)
-    if (folder / "stats.json").exists():
+    folder = cache_folder(config) if config.cache_dir else None
+    if folder is not None and (folder / "stats.json").exists():
         log(f"competitions read from the cache {folder}")
-        return load_cache(folder)
-    data = extract(config, scheduler, log, resume=folder.with_name(folder.name + ".partial"))
-    save_cache(folder, data)
-    log(f"competitions cached in {folder}")
+        data = load_cache(folder)
+    elif folder is not None:
+        data = extract(config, scheduler, log, resume=folder.with_name(folder.name + ".partial"))
+        save_cache(folder, data)
+        log(f"competitions cached in {folder}")
+    else:
+        data = extract(config, scheduler, log)
+    comps = data.comps
+    log(f"training competitions: {len(comps)} ({comps.nbytes() / 1e6:.0f} MB, "
+        f"{len(comps.levels) / max(1, len(comps)):.0f} distinct teams each); games {data.stats}")
+    data.config = config
     return data
 
 
@@ -502,23 +507,11 @@ def train(config: TrainConfig, scheduler: str = "", log=print) -> Prior:
     """Fit the configured model; returns the fitted prior with its report in info_."""
     started = time.time()
     steps = trainer(config.model)
-    if hasattr(steps, "fit_games"):
-        # A model that reads the training positions itself (spt): no patterns or competitions.
-        fit_start = time.time()
-        prior, curve, final, stats = steps.fit_games(config, make_executor(config, scheduler), log)
-        n_patterns = 0
-    else:
-        own_data = getattr(steps, "training_data", None)     # a model that gathers its own data (pbn)
-        data = own_data(config, scheduler, log) if own_data else training_data(config, scheduler, log)
-        patterns = getattr(data, "patterns", None)
-        if own_data is None:
-            comps = data.comps
-            log(f"training competitions: {len(comps)} ({comps.nbytes() / 1e6:.0f} MB, "
-                f"{len(comps.levels) / max(1, len(comps)):.0f} distinct teams each); games {data.stats}")
-            data.config = config                              # a trainer may read games itself (dtree)
-        fit_start = time.time()
-        prior, curve, final = steps.fit(config.hyper, data)
-        stats, n_patterns = data.stats, len(patterns) if patterns is not None else 0
+    data = getattr(steps, "training_data", training_data)(config, scheduler, log)
+    fit_start = time.time()
+    prior, curve, final = steps.fit(config.hyper, data)
+    patterns = getattr(data, "patterns", None)
+    stats, n_patterns = data.stats, len(patterns) if patterns is not None else 0
     stats = dict(stats) if isinstance(stats, dict) else stats
     prior.info_.update(
         config=config_record(config),

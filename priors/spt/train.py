@@ -1,6 +1,6 @@
-"""The growing step of `python -m priors.train` for `spt`: read the pool of training positions (cell
-codes and expert moves of the train split's sampled positions, no patterns or competitions), then grow
-the trees with one progress-bar step each. Every finished tree is written to
+"""The training steps of `python -m priors.train` for `spt`: `training_data` reads the pool of
+training positions (cell codes and expert moves of the train split's sampled positions, no patterns or
+competitions), `fit` grows the trees with one progress-bar step each. Every finished tree is written to
 `<cache_dir>/spt-trees/<key>/tree-<k>.npz` (`<output>.trees/<key>/` without a cache_dir), the key a digest of the data settings and the hyperparameters that
 shape a tree, so that a run broken off resumes at the first missing tree, and a larger forest of the
 same settings reuses the trees of a smaller one (tree k is grown from the generator seeded (seed, k)).
@@ -12,7 +12,7 @@ import json
 import sys
 import time
 from concurrent.futures import Executor
-from dataclasses import asdict, fields
+from dataclasses import asdict, dataclass, fields
 from functools import partial
 from pathlib import Path
 from typing import Any, Callable
@@ -22,7 +22,7 @@ from tqdm import tqdm
 
 from priors.spt.growth import Pool, Tree
 from priors.spt.model import SPTHyperparameters, SPTPrior, pool_of
-from priors.train import DataConfig, TrainConfig, merge_stats, run_chunks, split_dataset
+from priors.train import DataConfig, TrainConfig, make_executor, merge_stats, run_chunks, split_dataset
 
 UNIT = "trees"
 
@@ -72,26 +72,38 @@ def load_trees(folder: Path, n_trees: int) -> dict[int, Tree]:
     return out
 
 
-def fit_games(config: TrainConfig, executor: Executor | None, log=print) -> tuple[SPTPrior, list, dict, dict]:
-    """Grow the forest the config asks for; (prior, one curve point per tree, summary, game stats)."""
-    hyper: SPTHyperparameters = config.hyper
+@dataclass
+class SPTData:
+    """What the growth reads: the pool of training positions, its games, and where the trees are kept."""
+    pool: Pool
+    stats: dict
+    folder: Path
+
+
+def training_data(config: TrainConfig, scheduler: str = "", log=print) -> SPTData:
+    """The `priors.train` hook: the pool of the train split's sampled positions (no competitions)."""
+    executor = make_executor(config, scheduler)
     pool, stats = read_pool(config.data, executor, config.chunk_games, log)
     if executor is not None:
         executor.shutdown()
     log(f"pool: {len(pool)} positions of {stats['games']} games")
-    folder = tree_folder(config)
-    folder.mkdir(parents=True, exist_ok=True)
-    grown = load_trees(folder, hyper.n_trees)
+    return SPTData(pool, stats, tree_folder(config))
+
+
+def fit(hyper: SPTHyperparameters, data: SPTData) -> tuple[SPTPrior, list[dict], dict]:
+    """Grow the forest, reading back the trees already grown; (prior, one curve point per tree, summary)."""
+    data.folder.mkdir(parents=True, exist_ok=True)
+    grown = load_trees(data.folder, hyper.n_trees)
     if grown:
-        log(f"{len(grown)} of {hyper.n_trees} trees read back from {folder}")
+        print(f"{len(grown)} of {hyper.n_trees} trees read back from {data.folder}")
     bar = tqdm(total=hyper.n_trees, initial=len(grown), desc="SPT", unit="tree", file=sys.stderr,
                dynamic_ncols=True)
     prior = SPTPrior(hyper)
-    prior.fit_pool(pool, grown, _on_tree(folder, bar))
+    prior.fit_pool(data.pool, grown, _on_tree(data.folder, bar))
     bar.close()
     curve = [{"tree": k, "nodes": t.n_nodes, "leaves": len(t.tables), "depth": t.depth,
               "min_support": int(t.support.min())} for k, t in sorted(grown.items()) if k < hyper.n_trees]
-    return prior, curve, {"n_trees": hyper.n_trees, "n_pool": len(pool), "seed": hyper.seed}, stats
+    return prior, curve, {"n_trees": hyper.n_trees, "n_pool": len(data.pool), "seed": hyper.seed}
 
 
 def _on_tree(folder: Path, bar: tqdm) -> Callable[[int, Tree], None]:
