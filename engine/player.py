@@ -147,8 +147,10 @@ class Player:
         self._run(playouts, plan, start, report)
         if not cleanup and self._should_resign():
             return RESIGN
-        # Passing first only makes sense in a won position: a losing engine plays on (or resigns).
-        may_pass = opponent_passed or self.search.winrate() >= 0.5
+        # Passing first only in a won position on a settled board: a losing engine plays on (or
+        # resigns), and a small search that likes pass on an open board plays its next move.
+        may_pass = opponent_passed or (self.search.winrate() >= 0.5 and
+                                       (self.search.best_move() != PASS or self._pass_is_safe(board, color)))
         return self._pick(board, color, dead if cleanup else [], may_pass)
 
     def _limits(self, color: int, board: Board) -> tuple[int, Plan]:
@@ -177,6 +179,10 @@ class Player:
                               self._interrupted.is_set)
         return run_planned(self.search, playouts, plan, self.time.should_stop, start, report,
                            self._interrupted.is_set, self._clock)
+
+    def _pass_is_safe(self, board: Board, color: int) -> bool:
+        """Passing wins even if every point the playouts do not surely give us goes to the opponent."""
+        return scoring.pessimistic_margin(board, self._ownership(board, SHORT_PLAYOUTS), color) > 0
 
     def _should_resign(self) -> bool:
         """Hopeless: the win rate is under the threshold and the best move is well explored

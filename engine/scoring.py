@@ -37,6 +37,7 @@ from engine.playout import mean_ownership
 
 DEAD_THRESHOLD = 0.5
 SEKI_THRESHOLD = 0.5
+SETTLED_THRESHOLD = 0.8     # |ownership| from which a point counts as surely one side's (pessimistic_margin)
 STATUSES = ("alive", "dead", "seki")
 
 
@@ -146,6 +147,21 @@ def final_score(board: Board, ownership: np.ndarray) -> float:
     cleared = board.copy()
     cleared.setup(empty=dead_stones(board, ownership))
     return float(cleared.score())
+
+
+def pessimistic_margin(board: Board, ownership: np.ndarray, color: int) -> float:
+    """By how much `color` wins by area if every point not surely its own goes to the opponent:
+    its living stones and the empty points and dead opposing stones it owns in at least
+    SETTLED_THRESHOLD of the playouts are its own, everything else (dame, unsettled ground, seki
+    points) the opponent's; komi counted. Above 0, passing cannot lose the game (Pachi's safe pass)."""
+    own = _check(board, ownership)
+    dead = set(dead_stones(board, own))
+    sign = 1.0 if color == BLACK else -1.0
+    mine = sum(1 for p in board.points()
+               if (board.color_at(p) == color and p not in dead) or
+               (board.color_at(p) != color and sign * _own(board, own, p) >= SETTLED_THRESHOLD))
+    margin = 2 * mine - board.size * board.size
+    return margin - board.komi if color == BLACK else margin + board.komi
 
 
 def format_score(score: float) -> str:

@@ -183,6 +183,23 @@ def test_passes_after_the_opponent_when_won():
     assert len(player.final_status_list("dead")) == 2
 
 
+def test_a_search_that_likes_pass_does_not_pass_first_on_an_open_board():
+    # White to move on an empty board wins by komi if both pass: the search's choice is pass.
+    player = Player(EngineParams(search=SearchParams(playouts=200, seed=1, n_threads=1)), prior=PassPrior())
+    board = Board(9, komi=7.5)
+    board.to_play = WHITE
+    player.game.set_position(board)
+    move = player.genmove(WHITE)
+    assert player.search.best_move() == PASS and player.search.winrate() >= 0.5
+    assert move != PASS
+
+
+def test_passes_first_when_the_board_is_settled_and_won():
+    player = Player(EngineParams(search=SearchParams(playouts=200, seed=1, n_threads=1)), prior=PassPrior())
+    player.game.set_position(Board.from_ascii(FINISHED, komi=0.5, to_play=BLACK))
+    assert player.genmove(BLACK) == PASS
+
+
 def test_cleanup_captures_dead_stones_before_passing():
     player = finished_player()
     dead = player.game.board.point(*DEAD_WHITE)

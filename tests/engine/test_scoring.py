@@ -88,6 +88,31 @@ def test_playout_ownership_captures_dead_stones(to_play):
     assert scoring.final_score(board, own) == pytest.approx(28 - 21 - 0.5)
 
 
+def test_pessimistic_margin_gives_every_unsure_point_to_the_opponent():
+    board = Board.from_ascii(DEAD, komi=0.5)
+    own = ownership(DEAD_OWN)
+    # Black owns all its 28 points surely (the dead white B5 at the threshold, 0.8): the area score.
+    assert scoring.pessimistic_margin(board, own, BLACK) == pytest.approx(28 - 21 - 0.5)
+    # White owns its dead black G3 at 0.7 only: unsure, so it counts for Black when White is pessimistic.
+    assert scoring.pessimistic_margin(board, own, WHITE) == pytest.approx(20 - 29 + 0.5)
+    own[2, 0] = 0.0                     # A3 unsure: Black gives it to White
+    assert scoring.pessimistic_margin(board, own, BLACK) == pytest.approx(27 - 22 - 0.5)
+
+
+def test_an_open_board_is_never_safe_to_pass():
+    board = Board(9, komi=7.5)
+    nobody = np.zeros((9, 9))
+    assert scoring.pessimistic_margin(board, nobody, BLACK) == pytest.approx(-81 - 7.5)
+    assert scoring.pessimistic_margin(board, nobody, WHITE) == pytest.approx(-81 + 7.5)
+
+
+def test_a_finished_game_is_safe_to_pass_for_its_winner_only():
+    board = Board.from_ascii(FINISHED, komi=0.5)
+    own = scoring.playout_ownership(board, PlayoutParams(), 200, seed=1)
+    assert scoring.pessimistic_margin(board, own, BLACK) == pytest.approx(28 - 21 - 0.5)
+    assert scoring.pessimistic_margin(board, own, WHITE) < 0
+
+
 def test_playout_ownership_after_two_passes_still_plays_out():
     # Playouts from the board as it stands would end at once, the dead stones on it.
     board = Board.from_ascii(FINISHED, komi=0.5)
