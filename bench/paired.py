@@ -1,6 +1,6 @@
 """Two match runs against the same opponent, compared game by game.
 
-    python -m bench.paired bench/results/match/mm-19x19 bench/results/match/baseline-19x19 [--variant main] [--json]
+    python -m bench.paired bench/results/match/mm-19x19 bench/results/match/baseline-19x19 [--variant main] [--second-variant V] [--json]
 
 Runs that share a config's seeds and colour order play game i with the same seed and colour, so each
 game of one run pairs with the same-numbered game of the other. Pairing removes the variance that the
@@ -106,10 +106,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("first", type=Path, help="a bench.match output directory")
     ap.add_argument("second", type=Path, help="another, played with the same seeds and colours")
     ap.add_argument("--variant", default="main", help="the variant to pair (default: main)")
+    ap.add_argument("--second-variant", default="", metavar="VARIANT",
+                    help="the second run's variant, where it differs (e.g. a prior against the baseline's main)")
     ap.add_argument("--json", action="store_true", help="print the counts as JSON")
     args = ap.parse_args(argv)
     try:
-        result = pair(load_games(args.first, args.variant), load_games(args.second, args.variant))
+        result = pair(load_games(args.first, args.variant),
+                      load_games(args.second, args.second_variant or args.variant))
     except (OSError, ValueError, KeyError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2

@@ -69,6 +69,17 @@ def test_json_output_and_variant_filter(tmp_path, capsys):
     assert math.isclose(out["p_value"], 2 / 64)
 
 
+def test_a_variant_pairs_with_another_runs_differently_named_variant(tmp_path, capsys):
+    a = write_run(tmp_path, "a", [dict(record(g, "b"), variant="spt") for g in range(3)] +
+                  [dict(record(g, "w"), variant="pbn") for g in range(3)])
+    b = write_run(tmp_path, "b", [record(g, "w") for g in range(3)])
+    assert main([str(a), str(b), "--variant", "spt", "--second-variant", "main", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["first_only"] == 3
+    assert main([str(a), str(b), "--variant", "pbn", "--second-variant", "main", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["first_only"] == 0 and out["second_only"] == 0
+
+
 def test_missing_run_is_a_clear_error(tmp_path, capsys):
     a = write_run(tmp_path, "a", [record(0, "b")])
     assert main([str(a), str(tmp_path / "absent")]) == 2
