@@ -9,7 +9,7 @@
 #
 # A forest is flat arrays: node n asks "count(type[n], focus, half[n]) >= threshold[n]?" (window
 # 2 * half + 1) and goes to yes[n] or no[n]; leaf[n] >= 0 marks a leaf, whose w_p x w_p table is row
-# leaf[n] of `tables` (cell (dr + r) * w_p + (dc + r) is P(move at focus + (dr, dc)), Alg 4.5).
+# leaf[n] of `tables` (the evaluation reads the nodes as `pack_forest` packs them for one board size) (cell (dr + r) * w_p + (dc + r) is P(move at focus + (dr, dc)), Alg 4.5).
 # Tree evaluation (Alg 4.2-4.4 with the §4.3 coverage division): every focus adds its leaf's table
 # into G, G(p) /= C(p), the number of foci whose window covers p, and G is normalised; a forest is the
 # mean of its trees' tables (§4.6).
@@ -226,104 +226,128 @@ def split_scores(const uint8_t[:, ::1] columns, const int32_t[::1] outcome, cons
             out[j] = log_likelihood(yes, n_cat, n_yes) + log_likelihood(no, n_cat, m - n_yes) - ll_parent
 
 
+cdef enum:
+    NODE_FIELDS = 4          # a packed node (see pack_forest)
+
+
+def pack_forest(const int8_t[::1] type, const int8_t[::1] half, const int16_t[::1] threshold,
+                const int32_t[::1] yes, const int32_t[::1] no, const int32_t[::1] leaf, int size):
+    """The nodes as the descent reads them on a size x size board, one row of NODE_FIELDS int32 each:
+    an internal node holds the offset of its window's corner in the summed-area tables from the focus,
+    (threshold << 8) | window side, yes and no; a leaf holds its table's row and 0. One record per node
+    keeps a descent step on one cache line, where the flat arrays took six."""
+    cdef int s = size + 2 * PAD + 1, n = leaf.shape[0], i, h
+    if size < 1 or size > MAX_SIZE or type.shape[0] != n or half.shape[0] != n or threshold.shape[0] != n \
+            or yes.shape[0] != n or no.shape[0] != n:
+        raise ValueError("pack_forest: a board size in 1..MAX_SIZE and one entry per node in every array")
+    out = np.zeros((n, NODE_FIELDS), dtype=np.int32)
+    cdef int32_t[:, ::1] o = out
+    for i in range(n):
+        if leaf[i] >= 0:
+            o[i, 0] = leaf[i]
+        else:
+            if not (0 <= half[i] <= PAD and 0 <= threshold[i] <= MAX_WINDOW * MAX_WINDOW):
+                raise ValueError("pack_forest: a window or threshold out of range")
+            h = half[i]
+            o[i, 0] = type[i] * s * s - h * s - h
+            o[i, 1] = (threshold[i] << 8) | (2 * h + 1)
+            o[i, 2] = yes[i]
+            o[i, 3] = no[i]
+    return out
+
+
 cdef struct Forest:
-    const int8_t* type
-    const int8_t* half
-    const int16_t* threshold
-    const int32_t* yes
-    const int32_t* no
-    const int32_t* leaf
-    const double* tables       # (n_leaves, w_p * w_p)
+    const int32_t* nodes       # (n_nodes, NODE_FIELDS), from pack_forest for this board size
+    const float* tables        # (n_leaves, w_p * w_p)
     const int32_t* roots
     int n_trees
     int w_p
 
 
 cdef void forest_table(const Forest* f, const uint8_t* codes, int n, const double* coverage,
-                       double* grid, double* out) noexcept nogil:
-    """out (N*N) = the mean over the trees of their normalised, coverage-divided tables G."""
+                       double* out) noexcept nogil:
+    """out (N*N) = the mean over the trees of their normalised, coverage-divided tables G. Each focus
+    adds its leaf's table into a grid padded by r on every side, so no cell needs a bounds check."""
     cdef int16_t sat[N_TYPES * MAX_SIDE * MAX_SIDE]
-    cdef int s = n + 2 * PAD + 1, r = (f.w_p - 1) // 2, k, node, row, col, dr, dc, rr, cc, i
-    cdef const double* table
+    cdef double grid[(MAX_SIZE + MAX_WINDOW) * (MAX_SIZE + MAX_WINDOW)]
+    cdef double value[MAX_SIZE * MAX_SIZE]
+    cdef int s = n + 2 * PAD + 1, w_p = f.w_p, r = (w_p - 1) // 2, g = n + 2 * r
+    cdef int k, row, col, dr, dc, i, pos, base, w, field
+    cdef const int32_t* rec
+    cdef const float* table
+    cdef double* cell
     cdef double total
     build_tables(codes, n, sat)
     for i in range(n * n):
         out[i] = 0.0
     for k in range(f.n_trees):
-        for i in range(n * n):
+        for i in range(g * g):
             grid[i] = 0.0
         for row in range(n):
             for col in range(n):
-                node = f.roots[k]
-                while f.leaf[node] < 0:
-                    if window_count(sat, s, f.type[node], row, col, f.half[node]) >= f.threshold[node]:
-                        node = f.yes[node]
+                pos = (row + PAD) * s + col + PAD
+                rec = f.nodes + NODE_FIELDS * f.roots[k]
+                field = rec[1]
+                while field != 0:
+                    w = field & 0xFF
+                    base = pos + rec[0]
+                    if sat[base + w * s + w] - sat[base + w] - sat[base + w * s] + sat[base] >= (field >> 8):
+                        rec = f.nodes + NODE_FIELDS * rec[2]
                     else:
-                        node = f.no[node]
-                table = f.tables + f.leaf[node] * f.w_p * f.w_p
-                for dr in range(-r, r + 1):
-                    rr = row + dr
-                    if rr < 0 or rr >= n:
-                        continue
-                    for dc in range(-r, r + 1):
-                        cc = col + dc
-                        if 0 <= cc < n:
-                            grid[rr * n + cc] += table[(dr + r) * f.w_p + dc + r]
+                        rec = f.nodes + NODE_FIELDS * rec[3]
+                    field = rec[1]
+                table = f.tables + rec[0] * w_p * w_p
+                cell = grid + row * g + col        # the window's corner: (row - r, col - r) shifted by r
+                for dr in range(w_p):
+                    for dc in range(w_p):
+                        cell[dr * g + dc] += table[dr * w_p + dc]
         total = 0.0
-        for i in range(n * n):
-            grid[i] /= coverage[i]
-            total += grid[i]
+        for row in range(n):
+            for col in range(n):
+                i = row * n + col
+                value[i] = grid[(row + r) * g + col + r] / coverage[i]
+                total += value[i]
         if total > 0:              # a tree whose leaves put every mass on null has no say
             for i in range(n * n):
-                out[i] += grid[i] / total
+                out[i] += value[i] / total
     for i in range(n * n):
         out[i] /= f.n_trees
 
 
-cdef Forest pack(tuple forest, int w_p) except *:
-    """Pointers into the forest's arrays, which the caller's tuple keeps alive."""
-    cdef const int8_t[::1] type = forest[0]
-    cdef const int8_t[::1] half = forest[1]
-    cdef const int16_t[::1] threshold = forest[2]
-    cdef const int32_t[::1] yes = forest[3]
-    cdef const int32_t[::1] no = forest[4]
-    cdef const int32_t[::1] leaf = forest[5]
-    cdef const double[:, ::1] tables = forest[6]
-    cdef const int32_t[::1] roots = forest[7]
+cdef Forest pack(const int32_t[:, ::1] nodes, const float[:, ::1] tables, const int32_t[::1] roots,
+                 int w_p) except *:
+    """Pointers into the packed forest's arrays, which the caller keeps alive."""
     cdef Forest f
-    if roots.shape[0] == 0 or tables.shape[1] != w_p * w_p:
-        raise ValueError("a forest needs a tree and w_p x w_p leaf tables")
-    f.type, f.half, f.threshold = &type[0], &half[0], &threshold[0]
-    f.yes, f.no, f.leaf = &yes[0], &no[0], &leaf[0]
-    f.tables, f.roots, f.n_trees, f.w_p = &tables[0, 0], &roots[0], roots.shape[0], w_p
+    if roots.shape[0] == 0 or nodes.shape[1] != NODE_FIELDS or tables.shape[1] != w_p * w_p:
+        raise ValueError("a forest needs a tree, packed nodes and w_p x w_p leaf tables")
+    f.nodes, f.tables, f.roots = &nodes[0, 0], &tables[0, 0], &roots[0]
+    f.n_trees, f.w_p = roots.shape[0], w_p
     return f
 
 
 def forest_on_board(Board board, int color, tuple forest, int w_p, const double[::1] coverage, double[::1] out):
-    """The table (N*N, before any legal-move mask) of `forest`, the arrays (type, half, threshold, yes,
-    no, leaf, tables, roots) checked by `model.check_forest`, for `color` to move."""
+    """The table (N*N, before any legal-move mask) of `forest`, (nodes packed for this board size,
+    tables, roots) from a forest checked by `model.check_forest`, for `color` to move."""
     cdef int n = board.s.size
     cdef uint8_t codes[MAX_SIZE * MAX_SIZE]
-    cdef double grid[MAX_SIZE * MAX_SIZE]
-    cdef Forest f = pack(forest, w_p)
+    cdef Forest f = pack(forest[0], forest[1], forest[2], w_p)
     if color != BLACK and color != WHITE:
         raise ValueError(f"color must be BLACK (1) or WHITE (2), got {color}")
     if out.shape[0] != n * n or coverage.shape[0] != n * n:
         raise ValueError("forest_on_board: out and coverage need N*N cells")
     with nogil:
         board_codes(&board.s, <uint8_t>color, codes)
-        forest_table(&f, codes, n, &coverage[0], grid, &out[0])
+        forest_table(&f, codes, n, &coverage[0], &out[0])
 
 
 def forest_on_codes(const uint8_t[:, ::1] codes, int size, tuple forest, int w_p, const double[::1] coverage,
                     double[:, ::1] out):
     """out[i] = the forest's table of the position whose cell codes are codes[i] (for batch scoring)."""
-    cdef double grid[MAX_SIZE * MAX_SIZE]
-    cdef Forest f = pack(forest, w_p)
+    cdef Forest f = pack(forest[0], forest[1], forest[2], w_p)
     cdef int i
     if size > MAX_SIZE or codes.shape[1] != size * size or out.shape[1] != size * size \
             or out.shape[0] != codes.shape[0] or coverage.shape[0] != size * size:
         raise ValueError("forest_on_codes: inconsistent shapes")
     with nogil:
         for i in range(codes.shape[0]):
-            forest_table(&f, &codes[i, 0], size, &coverage[0], grid, &out[i, 0])
+            forest_table(&f, &codes[i, 0], size, &coverage[0], &out[i, 0])

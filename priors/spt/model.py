@@ -29,7 +29,7 @@ MODEL_VERSION = 1
 LEAVES = ("symmetric", "oriented")
 FOREST_KEYS = ("type", "half", "threshold", "yes", "no", "leaf", "tables", "roots")
 DTYPES = {"type": np.int8, "half": np.int8, "threshold": np.int16, "yes": np.int32, "no": np.int32,
-          "leaf": np.int32, "tables": np.float64, "roots": np.int32}
+          "leaf": np.int32, "tables": np.float32, "roots": np.int32}
 
 
 def _is_int(x: Any) -> bool:
@@ -106,11 +106,9 @@ def join(trees: list[Tree]) -> dict[str, np.ndarray]:
         out["tables"].append(t.tables)
         n_nodes += t.n_nodes
         n_leaves += len(t.tables)
-    forest = {key: np.ascontiguousarray(np.concatenate(parts), dtype=DTYPES[key]) for key, parts in out.items()}
-    # The model file holds float32 tables (half the size): round now, so that the grown forest and the one
-    # loaded from its file predict exactly alike.
-    forest["tables"] = forest["tables"].astype(np.float32).astype(np.float64)
-    return forest
+    # float32 tables, as in the model file: half the memory the evaluation reads, and the grown forest and
+    # the one loaded from its file predict exactly alike.
+    return {key: np.ascontiguousarray(np.concatenate(parts), dtype=DTYPES[key]) for key, parts in out.items()}
 
 
 def check_forest(arrays: dict[str, np.ndarray], w_p: int) -> dict[str, np.ndarray]:
@@ -132,7 +130,8 @@ def check_forest(arrays: dict[str, np.ndarray], w_p: int) -> dict[str, np.ndarra
     children_ok = all(np.all((a[k][internal] > nodes[internal]) & (a[k][internal] < n)) for k in ("yes", "no"))
     if not (children_ok and np.all(a["leaf"] < len(tables)) and np.all((a["roots"] >= 0) & (a["roots"] < n))
             and np.all((a["type"][internal] >= 0) & (a["type"][internal] < len(_kernels.TYPES)))
-            and np.all((a["half"][internal] >= 0) & (a["half"][internal] <= _kernels.MAX_HALF))):
+            and np.all((a["half"][internal] >= 0) & (a["half"][internal] <= _kernels.MAX_HALF))
+            and np.all((a["threshold"][internal] >= 0) & (a["threshold"][internal] <= (2 * _kernels.MAX_HALF + 1) ** 2))):
         raise ModelError("spt model has a node pointing outside the forest")
     if not (np.all(np.isfinite(tables)) and np.all(tables >= 0)):
         raise ModelError("spt leaf tables must be finite and non-negative")
@@ -151,6 +150,7 @@ class SPTPrior(Prior):
         self.trees_: list[Tree] = []
         self.forest_: dict[str, np.ndarray] = {}
         self._coverage: dict[int, np.ndarray] = {}
+        self._packed: dict[int, tuple] = {}       # by board size: the forest as the kernel reads it
 
     # --- training ---
     def fit(self, positions: Iterable, patterns: Any = None) -> "SPTPrior":
@@ -178,10 +178,16 @@ class SPTPrior(Prior):
     def set_trees(self, trees: list[Tree]) -> None:
         self.trees_ = list(trees)
         self.forest_ = check_forest(join(self.trees_), self.hyper.w_p)
+        self._packed = {}
 
     # --- prediction ---
-    def forest_tuple(self) -> tuple:
-        return tuple(self.forest_[k] for k in FOREST_KEYS)
+    def packed(self, size: int) -> tuple:
+        """(nodes packed for a size x size board, tables, roots): the forest as the kernel reads it."""
+        if size not in self._packed:
+            f = self.forest_
+            nodes = _kernels.pack_forest(*(f[k] for k in ("type", "half", "threshold", "yes", "no", "leaf")), size)
+            self._packed[size] = (nodes, f["tables"], f["roots"])
+        return self._packed[size]
 
     def coverage(self, size: int) -> np.ndarray:
         if size not in self._coverage:
@@ -191,7 +197,7 @@ class SPTPrior(Prior):
     def table(self, board, color: int) -> np.ndarray:
         """P_F over every point (float64 N*N, row-major), before the legal-move mask."""
         out = np.empty(board.size * board.size, dtype=np.float64)
-        _kernels.forest_on_board(board, color, self.forest_tuple(), self.hyper.w_p, self.coverage(board.size), out)
+        _kernels.forest_on_board(board, color, self.packed(board.size), self.hyper.w_p, self.coverage(board.size), out)
         return out
 
     def evaluate(self, board, color: int) -> np.ndarray:
@@ -201,7 +207,7 @@ class SPTPrior(Prior):
 
     # --- model file ---
     def arrays(self) -> dict[str, np.ndarray]:
-        return {**self.forest_, "tables": self.forest_["tables"].astype(np.float32)}
+        return dict(self.forest_)
 
     def metadata(self) -> dict[str, Any]:
         return {"model_version": MODEL_VERSION, "types": list(self.hyper.types),

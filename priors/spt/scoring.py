@@ -50,7 +50,7 @@ def read_sample(dataset: GameDataset) -> Sample:
 def tables(prior: SPTPrior, sample: Sample) -> np.ndarray:
     """The forest's table of every sample position (float64 (P, N*N), before the legal mask)."""
     out = np.empty(sample.codes.shape, dtype=np.float64)
-    _kernels.forest_on_codes(sample.codes, sample.size, prior.forest_tuple(), prior.hyper.w_p,
+    _kernels.forest_on_codes(sample.codes, sample.size, prior.packed(sample.size), prior.hyper.w_p,
                              prior.coverage(sample.size), out)
     return out
 

@@ -12,9 +12,10 @@ from engine.board import BLACK, WHITE, Board
 from engine.config import load_config
 from priors import train
 from priors.base import load_prior
+from priors.modelfile import ModelError
 from priors.spt import SPTHyperparameters, SPTPrior, _kernels, study
 from priors.spt.growth import Pool, Tree, example_features, grow, local_examples, question_columns
-from priors.spt.model import coverage, mask, pool_of
+from priors.spt.model import check_forest, coverage, mask, pool_of
 from tests.priors.test_contract import random_positions
 from tests.priors.tiny_archive import data_dir, write_config  # noqa: F401 (data_dir is a fixture)
 
@@ -254,6 +255,47 @@ def test_a_shape_moved_away_from_the_edges_moves_its_distribution(forest):
     here = around_shape(9, 9)
     np.testing.assert_allclose(around_shape(10, 11), here, rtol=1e-9)
     assert here.max() > 1.2 * here.min()
+
+
+def reference_table(prior: SPTPrior, board: Board, color: int) -> np.ndarray:
+    """Alg 4.2-4.4 with the coverage division, written out: each focus descends by window counts taken
+    the way growth takes them, its leaf's table is added around it, each tree's grid normalised."""
+    f, w_p, n = prior.forest_, prior.hyper.w_p, board.size
+    r = (w_p - 1) // 2
+    out = np.zeros(n * n)
+    for root in f["roots"]:
+        grid = np.zeros((n, n))
+        for row in range(n):
+            for col in range(n):
+                node = root
+                while f["leaf"][node] < 0:
+                    kind, window = _kernels.TYPES[f["type"][node]], 2 * f["half"][node] + 1
+                    count = counts(board, color, [(row, col)], kind, window)[0]
+                    node = f["yes"][node] if count >= f["threshold"][node] else f["no"][node]
+                table = f["tables"][f["leaf"][node]].astype(np.float64).reshape(w_p, w_p)
+                for dr in range(-r, r + 1):
+                    for dc in range(-r, r + 1):
+                        if 0 <= row + dr < n and 0 <= col + dc < n:
+                            grid[row + dr, col + dc] += table[dr + r, dc + r]
+        grid = grid.reshape(-1) / coverage(n, w_p)
+        if grid.sum() > 0:
+            out += grid / grid.sum()
+    return out / len(f["roots"])
+
+
+@pytest.mark.parametrize("color", [BLACK, WHITE])
+def test_the_packed_descent_is_the_written_out_evaluation(forest, color):
+    assert max(forest.trees_[k].depth for k in range(3)) >= 3
+    swapped = DIAGRAM.replace("X", "#").replace("O", "X").replace("#", "O")
+    for board in (Board.from_ascii(DIAGRAM), Board.from_ascii(swapped)):
+        np.testing.assert_allclose(forest.table(board, color), reference_table(forest, board, color), rtol=1e-12)
+
+
+def test_a_threshold_out_of_range_is_a_damaged_model(forest, tmp_path):
+    arrays = {k: v.copy() for k, v in forest.arrays().items()}
+    arrays["threshold"][int(np.flatnonzero(arrays["leaf"] < 0)[0])] = 200
+    with pytest.raises(ModelError, match="outside the forest"):
+        check_forest(arrays, forest.hyper.w_p)
 
 
 def test_a_forest_is_the_mean_of_its_trees(forest):
