@@ -73,6 +73,7 @@ BOUNDS: dict[str, Bound] = {
     "playout.pattern_rate": RATE,
     "playout.self_atari_rate": RATE,
     "playout.ko_rate": RATE,
+    "playout.ko_threat_rate": RATE,
     "playout.ladder_rate": RATE,
     "playout.nakade_rate": RATE,
     "playout.useful_self_atari_rate": RATE,

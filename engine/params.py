@@ -31,6 +31,7 @@ class PlayoutParams:
     self_atari_rate: int = 90    # % of checks that refuse self-atari of a group of >= 2 stones
     # Rules off (0) until a match shows they help (engine/playout.pyx says what each does):
     ko_rate: int = 0             # % of moves that retake a ko lost in the last 4 moves when it is legal
+    ko_threat_rate: int = 0      # % of moves right after losing a ko that threaten: an atari elsewhere
     ladder_rate: int = 0         # % of moves that read ladders: no escape into one, ataris that work
     nakade_rate: int = 0         # % that take the vital point of a 3- to 6-point eye space by the last move
     useful_self_atari_rate: int = 0  # % of checks that allow a self-atari only as a nakade or throw-in

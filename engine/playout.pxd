@@ -17,6 +17,7 @@ cdef struct PlayoutParams:     # mirrors engine.params.PlayoutParams (see there 
     int pattern_rate           # % that try 3x3 shape moves around the last two moves
     int self_atari_rate        # % of checks that refuse self-atari of groups of >= 2 stones
     int ko_rate                # % of moves that retake a ko lost in the last KO_AGE moves
+    int ko_threat_rate         # % of moves right after losing a ko that play a threat (an atari elsewhere)
     int ladder_rate            # % of moves that read ladders: no escape into one, atari into a working one
     int nakade_rate            # % that play the vital point of a 3- to 6-point eye space next to the last move
     int useful_self_atari_rate # % of checks that allow a self-atari only as a nakade or a throw-in

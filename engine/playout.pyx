@@ -5,6 +5,9 @@ Each move takes the first rule that yields an acceptable candidate (each rule fi
 
 1. ko*: the opponent took a ko fewer than KO_AGE moves ago and we may retake it now: retake (Pachi's
    moggy `korate`). A playout otherwise rarely comes back to a ko after the threat and its answer.
+   ko threat*: the opponent took a ko with the last move, so its retake is banned now: put an opposing
+   block of two liberties in atari, keeping two liberties ourselves (a threat it must answer, after
+   which the ko rule retakes); uniform random moves seldom threaten, so a playout's ko ends at once.
 2. capture: the opponent's last move left its group in atari: take it.
 3. save: an own group next to the last move is in atari: capture an opponent group in atari next to
    it, or extend on its liberty when that leaves >= 2 liberties (with the ladder rule*: and when the
@@ -334,6 +337,28 @@ cdef inline point_t ko_retake(const BoardState* b, color_t c, const KoMemory* ko
     return ko.point
 
 
+cdef int ko_threat_moves(const BoardState* b, color_t c, const KoMemory* ko, point_t* cand) noexcept nogil:
+    """Right after the opponent took the ko from c (c's retake banned now): the points that put an
+    opposing block of two liberties in atari and leave the new stone two liberties or more, into cand
+    (at most MAX_CANDIDATES); their count. A scan of the board, as a ko is taken seldom."""
+    cdef int n = 0, row, col, k
+    cdef point_t p, lib
+    cdef color_t other = 3 - c
+    if (ko.point == board.NO_POINT or ko.color != c or ko.move_number != b.move_number
+            or b.ko_point != ko.point):
+        return 0
+    for row in range(b.size):
+        for col in range(b.size):
+            p = board.point_at(b, row, col)
+            if b.color[p] != other or b.group[p] != p or b.groups[p].n_libs != 2:
+                continue
+            for k in range(2):
+                lib = b.groups[p].libs[k]
+                if lib != ko.point and board.libs_after(b, lib, c, 2) >= 2:
+                    n = add_candidate(cand, n, lib)
+    return n
+
+
 cdef inline void remember_ko(const BoardState* b, KoMemory* ko) noexcept nogil:
     """After a move: when it took a ko, remember where and for whom."""
     if b.ko_point != board.NO_POINT:
@@ -535,6 +560,11 @@ cdef point_t choose(BoardState* b, const PlayoutParams* pp, Rng* rng, const KoMe
         p = ko_retake(b, c, ko)
         if p != board.NO_POINT and is_permitted(b, p, c, pp, &rolls, rng):
             return p
+    if ko != NULL and ko.point != board.NO_POINT and fires(rng, pp.ko_threat_rate):
+        n = ko_threat_moves(b, c, ko, cand)
+        p = pick_permitted(b, cand, n, c, pp, &rolls, rng)
+        if p != board.NO_POINT:
+            return p
     if b.last_move > 0:
         if fires(rng, pp.capture_rate):
             p = capture_move(b, c)
@@ -592,8 +622,8 @@ cdef float run(BoardState* b, const PlayoutParams* pp, Rng* rng, PlayoutRecord* 
 
 # --- Python API --------------------------------------------------------------------------------------
 
-RATES = ("capture_rate", "save_rate", "pattern_rate", "self_atari_rate", "ko_rate", "ladder_rate",
-         "nakade_rate", "useful_self_atari_rate", "fill_board_rate")
+RATES = ("capture_rate", "save_rate", "pattern_rate", "self_atari_rate", "ko_rate", "ko_threat_rate",
+         "ladder_rate", "nakade_rate", "useful_self_atari_rate", "fill_board_rate")
 
 cpdef PlayoutParams make_params(object p, int size) except *:
     """The C parameters for engine.params.PlayoutParams p on a size x size board (max_moves 0 becomes
@@ -616,6 +646,7 @@ cpdef PlayoutParams make_params(object p, int size) except *:
     pp.pattern_rate = p.pattern_rate
     pp.self_atari_rate = p.self_atari_rate
     pp.ko_rate = p.ko_rate
+    pp.ko_threat_rate = p.ko_threat_rate
     pp.ladder_rate = p.ladder_rate
     pp.nakade_rate = p.nakade_rate
     pp.useful_self_atari_rate = p.useful_self_atari_rate

@@ -6,10 +6,10 @@ from engine.board import PASS, WHITE, Board
 from engine.config import ConfigError, load_config
 from engine.params import PlayoutParams
 from engine.playout import playout_move, run_playout, run_playouts
-from tests.boards import board_from_ascii
+from tests.boards import board_from_ascii, vertex
 from tests.engine.test_playout import ALL_OFF, SEEDS, after_white, moves_over_seeds, only
 
-RULES = ("ko_rate", "ladder_rate", "nakade_rate", "useful_self_atari_rate", "fill_board_rate")
+RULES = ("ko_rate", "ko_threat_rate", "ladder_rate", "nakade_rate", "useful_self_atari_rate", "fill_board_rate")
 ALL_ON = PlayoutParams(**{name: 100 for name in RULES})
 
 
@@ -47,6 +47,38 @@ def test_ko_rule_waits_for_the_ban_and_forgets_old_kos():
     assert retake not in ko_moves(board, only(ko_rate=100), (take,))          # banned: simple ko
     later = (take, board.point(7, 7), board.point(7, 1), board.point(0, 0), board.point(0, 8))
     assert ko_moves(board, only(ko_rate=100), later).count(retake) <= 3       # older than KO_AGE
+
+
+# The ko of KO, and a White block of two liberties in the corner (A1-B1: liberties B2 and C1).
+KO_AND_THREAT = """
+    . . . . . . . . .
+    . . . . . . . . .
+    . . . . . . . . .
+    . . . X O . . . .
+    . . X . X O . . .
+    . . . X O . . . .
+    . . . . . . . . .
+    X . . . . . . . .
+    O O . . . . . . .
+"""
+
+
+def test_a_lost_ko_is_answered_by_a_threat_elsewhere():
+    # White takes the ko at D5: Black may not retake at E5 now, so it ataris A1-B1 (at B2 or C1).
+    board = board_from_ascii(KO_AND_THREAT, to_play=WHITE)
+    take = (vertex(board, "D5"),)
+    threats = {vertex(board, "B2"), vertex(board, "C1")}
+    moves = ko_moves(board, only(ko_threat_rate=100), take)
+    assert set(moves) <= threats and len(set(moves)) == 2
+    assert sum(m in threats for m in ko_moves(board, ALL_OFF, take)) <= 4
+
+
+def test_a_threat_only_right_after_the_ko_was_taken():
+    board = board_from_ascii(KO_AND_THREAT, to_play=WHITE)
+    threats = {vertex(board, "B2"), vertex(board, "C1")}
+    no_ko = ko_moves(board.copy(), only(ko_threat_rate=100), (vertex(board, "G8"),))     # White plays away
+    later = ko_moves(board, only(ko_threat_rate=100), tuple(vertex(board, v) for v in ("D5", "H2", "H8")))
+    assert sum(m in threats for m in no_ko) <= 4 and sum(m in threats for m in later) <= 4
 
 
 def test_moves_given_to_the_hook_must_be_legal():
