@@ -11,7 +11,6 @@ from dataclasses import dataclass
 from typing import Any, Iterable, Sequence
 
 import numpy as np
-from scipy.optimize import minimize
 
 from priors.base import Prior, prior_class, register, registered, require
 from priors.modelfile import ModelError
@@ -145,6 +144,7 @@ def top1(weights: np.ndarray, cases: Sequence[Case]) -> float:
 
 def fit_weights(cases: Sequence[Case | None]) -> np.ndarray:
     """The maximum-likelihood weights (all >= 0) over the cases, starting from all ones."""
+    from scipy.optimize import minimize      # here: the engine loads every prior at start-up, and plays without it
     cases = [c for c in cases if c is not None]
     if not cases:
         raise ValueError("no positions to fit the product's weights on")
