@@ -51,7 +51,7 @@ setup(
     # `pip install .` compiles the extensions on every core, as `make build`'s `-j 2` does
     options={"build_ext": {"parallel": os.cpu_count() or 1}},
     python_requires=">=3.9",
-    install_requires=["numpy", "sgfmill", "pyyaml", "tqdm", "matplotlib", "dask[distributed]", "choix"],
+    install_requires=["numpy", "sgfmill", "pyyaml", "tqdm", "matplotlib", "dask[distributed]", "choix", "scipy"],
     entry_points={"console_scripts": ["tesuji = gtp.cli:main"]},
     zip_safe=False,
 )

@@ -18,6 +18,7 @@ or of GTP. Modules, in dependency order:
 - `uniform/`      the `none` prior: every legal move alike
 - `mm/`           the `mm` prior: Coulom's minorization-maximization
 - `fbt/`          the `fbt` prior: Xiao & Müller's factorization Bradley-Terry
+- `product/`      the `product` prior: a product of experts over other priors, weights fitted on validation games
 - `train`         `python -m priors.train CONFIG.yaml`, fitting whichever prior `model:` names
 - `evaluate`      `python -m priors.evaluate MODEL --data DIR`: prediction accuracy and speed
 - `leaf_priors`   the tactical solver's learned leaf priors (Beta, hierarchical Gaussian)
