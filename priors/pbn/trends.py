@@ -7,7 +7,9 @@ region): top-k for k = 1..20 against two baselines, uniform over the region's em
 top-k, min(1, k / empty points)) and the board-blind P(m | s) (the top node's prior). The combined model
 of each corner (its 9x9 corner and the two 5x19 strips through it, the linear pool of the whole-board
 prior restricted to their union, illegal points taken as the occupied ones) is scored with the shipped
-model's pyramids on the test positions whose corner holds s stones and whose move falls in the union.
+model's pyramids on the test positions whose corner holds s stones and whose move falls in the union,
+and like for like against the corner's own views where the move falls in the corner's 9x9 (both then
+rank the same 81 points).
 Intervals are 95% bootstraps over samples. Prints one table, writes `<out>/pbn-trends/<name>/trends.json`.
 """
 from __future__ import annotations
@@ -110,11 +112,14 @@ def dense_views(region: RegionModel, colors: np.ndarray, legal: np.ndarray) -> n
 
 
 def combined_rows(prior: PBNPrior, positions: tuple, stones: list[int], rng: np.random.Generator, log) -> list[dict]:
-    """Top-k of each corner's combined model on the test positions with s stones in that corner."""
+    """Top-k of each corner's combined model on the test positions with s stones in that corner, over
+    the union (181 points), and like for like: on the positions whose move is in the corner's 9x9, the
+    corner's own views against the combined model, both ranking the same 81 points."""
     boards, to_play, moves = positions
     groups = corner_groups(prior)
     corner = prior.regions_["corner"]
-    found: dict[int, list[int]] = {s: [] for s in stones}
+    found: dict[str, dict[int, list[int]]] = {k: {s: [] for s in stones} for k in ("combined", "corner-alone",
+                                                                                   "combined-on-corner")}
     for b, color, move in zip(boards, to_play, moves):
         colors = relative(b, color)
         counts = stone_counts(colors[corner.views])
@@ -124,20 +129,34 @@ def combined_rows(prior: PBNPrior, positions: tuple, stones: list[int], rng: np.
         scores = {kind: dense_views(region, colors, legal) for kind, region in prior.regions_.items()}
         for c, group in groups.items():
             s = int(counts[group["corner"][0]])
+            if s not in stones:
+                continue
             union = np.zeros(len(b), dtype=bool)
             for kind in KINDS:
                 union[prior.regions_[kind].views[group[kind]].ravel()] = True
-            if s not in stones or not union[move]:
-                continue
-            p = sum(scores[kind][group[kind]].sum(axis=0) for kind in KINDS)[union]
-            found[s].append(int(np.count_nonzero(p >= p[np.count_nonzero(union[:move])])))
+            combined = sum(scores[kind][group[kind]].sum(axis=0) for kind in KINDS)
+            if union[move]:
+                found["combined"][s].append(rank_in(combined, union, move))
+            own = np.zeros(len(b), dtype=bool)
+            own[corner.views[group["corner"]].ravel()] = True
+            if own[move]:
+                alone = scores["corner"][group["corner"]].sum(axis=0)
+                found["corner-alone"][s].append(rank_in(alone, own, move))
+                found["combined-on-corner"][s].append(rank_in(combined, own, move))
     rows = []
-    for s in stones:
-        if found[s]:
-            rows.append({"kind": "combined", "stones": s, "pbn": top_k(np.array(found[s]), rng)})
-            log(f"combined s={s:2}  top-5/10/20 " + " / ".join(f"{100 * rows[-1]['pbn']['top_k'][k - 1]:.1f}"
-                                                                for k in (5, 10, 20)) + f"  ({len(found[s])} test samples)")
+    for kind, by_stones in found.items():
+        for s in stones:
+            if by_stones[s]:
+                rows.append({"kind": kind, "stones": s, "pbn": top_k(np.array(by_stones[s]), rng)})
+                log(f"{kind} s={s:2}  top-1/5/10/20 " + " / ".join(
+                    f"{100 * rows[-1]['pbn']['top_k'][k - 1]:.1f}" for k in (1, 5, 10, 20))
+                    + f"  ({len(by_stones[s])} test samples)")
     return rows
+
+
+def rank_in(p: np.ndarray, points: np.ndarray, move: int) -> int:
+    """Pessimistic rank of `move` among the board points where `points` is set."""
+    return int(np.count_nonzero(p[points] >= p[move]))
 
 
 def test_positions(config, max_games: int) -> tuple:
@@ -166,6 +185,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="config override")
     parser.add_argument("--out", default="bench/results")
     parser.add_argument("--name", default="kgs")
+    parser.add_argument("--combined-only", action="store_true",
+                        help="only the combined models (no region pyramids fitted, no training samples read)")
     args = parser.parse_args(argv)
     config = load_config(args.config, args.set)
     prior, _ = load_file(args.model)
@@ -173,9 +194,11 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {args.model} is not a pbn model", file=sys.stderr)
         return 2
     rng = np.random.default_rng(0)
-    train, _ = split_samples(config, "train", config.data.max_games)
-    test, test_stats = split_samples(config, "test", args.test_games)
-    rows = region_rows(prior, train, test, args.stones, args.sizes, args.max_test, rng, print)
+    rows, test_stats = [], {}
+    if not args.combined_only:
+        train, _ = split_samples(config, "train", config.data.max_games)
+        test, test_stats = split_samples(config, "test", args.test_games)
+        rows = region_rows(prior, train, test, args.stones, args.sizes, args.max_test, rng, print)
     rows += combined_rows(prior, test_positions(config, args.test_games), args.stones, rng, print)
     folder = Path(args.out) / "pbn-trends" / args.name
     folder.mkdir(parents=True, exist_ok=True)
