@@ -162,7 +162,7 @@ class Player:
         if plan is None:
             seconds = 0.0 if playouts else UNTIMED_SECONDS
             return playouts, Plan(seconds, seconds)
-        return playouts, Plan(max(MIN_SECONDS, plan.target), max(MIN_SECONDS, plan.cap))
+        return playouts, Plan(max(MIN_SECONDS, plan.target), max(MIN_SECONDS, plan.cap), plan.use_all)
 
     def _ownership(self, board: Board, playouts: int) -> np.ndarray:
         return scoring.playout_ownership(board, self.params.playout, playouts, self.params.search.seed)

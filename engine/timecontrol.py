@@ -19,7 +19,8 @@ The adaptive manager (`time.manager: adaptive`, the default):
   the latency of a game much longer than expected is kept back as well;
 - Japanese byo-yomi: in main time, that share of main time plus what a period move gets; in the
   periods `period * (1 - 2 * reserve) - latency`, never more, so no period is ever used up (a
-  period lost all the same raises the latency to what it shows);
+  period lost all the same raises the latency to what it shows), and never less: a period's time
+  left unspent is lost, so there is no early stop;
 - Canadian byo-yomi: the period's time left shared over its stones left the same way;
 - `cap`: `extension` times the target, never more than main time plus a period move (a period's
   stones share in Canadian time), and never beyond the target in a Japanese period;
@@ -74,9 +75,11 @@ class Clock:
 
 @dataclass(frozen=True)
 class Plan:
-    """A move's thinking time: meant to take `target` seconds, at most `cap` when unsure."""
+    """A move's thinking time: meant to take `target` seconds, at most `cap` when unsure. `use_all`:
+    time this move leaves unspent is lost (a Japanese byo-yomi period), so it never stops early."""
     target: float
     cap: float
+    use_all: bool = False
 
 
 class TimeControl:
@@ -244,7 +247,7 @@ class TimeControl:
         target, cap = max(0.0, plan.target), max(0.0, plan.cap, plan.target)
         if limit > 0:
             target, cap = min(target, limit), min(cap, limit)
-        return Plan(target, cap)
+        return Plan(target, cap, plan.use_all)
 
     def moves_left(self, board_size: int, move_number: int, empty: int | None = None) -> int:
         """Our moves still to play (see the module docstring)."""
@@ -270,7 +273,7 @@ class TimeControl:
             period = clock.period if clock.in_byoyomi else self.period_time
             byo = period * (1.0 - 2 * self.params.reserve) - latency
             if clock.in_byoyomi:
-                return Plan(byo, byo)
+                return Plan(byo, byo, use_all=True)
         else:
             period, stones = ((clock.period, clock.stones) if clock.in_byoyomi
                               else (self.period_time, self.period_count))
@@ -311,7 +314,7 @@ class TimeControl:
         stops at the target."""
         if elapsed >= plan.cap:
             return True
-        if not self.is_adaptive or len(children) < 2:
+        if not self.is_adaptive or plan.use_all or len(children) < 2:
             return elapsed >= plan.target
         best, second = children[0], children[1]
         lead = best["visits"] - second["visits"]

@@ -267,7 +267,7 @@ def test_japanese_byoyomi_5s_plus_3x1s():
     tc.time_left(WHITE, 0.2, 0)                        # main time nearly gone: the cap is what is left + a period move
     assert tc.plan(WHITE, 9, 41, 40).cap == pytest.approx(0.2 + byo)
     tc.time_left(WHITE, 1, 2)                          # in byo-yomi, 2 periods left
-    assert tc.plan(WHITE, 9, 51, 30) == Plan(pytest.approx(byo), pytest.approx(byo))   # never extended
+    assert tc.plan(WHITE, 9, 51, 30) == Plan(pytest.approx(byo), pytest.approx(byo), True)   # never extended
 
 
 def test_japanese_byoyomi_never_loses_a_period_with_lag():
@@ -324,6 +324,21 @@ def test_should_stop_extends_while_unsure_up_to_the_cap():
     assert not tc.should_stop(plan, 1.0, 5000, children((5000, 0.6), (4000, 0.55)))   # close in visits
     assert not tc.should_stop(plan, 1.0, 5000, children((5000, 0.6), (1500, 0.61)))   # second's rate is higher
     assert tc.should_stop(plan, 2.0, 5000, children((5000, 0.6), (4000, 0.55)))   # the cap ends it
+
+
+def test_a_japanese_period_is_used_to_its_plan_for_a_time_left_unspent_is_lost():
+    tc = adaptive("byoyomi", 0, 10, 5)
+    tc.time_left(BLACK, 10, 5)
+    plan = tc.plan(BLACK, 19, 200, 100)
+    assert plan.use_all and plan.target == plan.cap
+    dominated = children((10000, 0.6), (10, 0.4))
+    assert not tc.should_stop(plan, plan.target - 1, 5000, dominated)     # a lead no second can catch
+    assert tc.should_stop(plan, plan.target, 5000, dominated)
+    # In main time, or a Canadian period, time saved is kept: a dominated search stops early.
+    main = adaptive("byoyomi", 300, 10, 5).plan(BLACK, 19, 10, 340)
+    canadian = adaptive("canadian", 0, 100, 10).plan(BLACK, 19, 0)
+    for plan in (main, canadian):
+        assert not plan.use_all and tc.should_stop(plan, plan.target - 1, 5000, dominated)
 
 
 def test_fixed_manager_stops_at_the_target_only():
