@@ -6,7 +6,7 @@ DATA ?= ../shared/data
 MATCH_CONFIG ?= configs/match-quick.yaml
 LEAGUE_CONFIG ?= configs/league-9x9.yaml
 
-.PHONY: install deps gnugo build test match bench-league bench-speed bench-predict bench-fbt bench-fbt-runs bench-tactics check-rules train train-fbt clean
+.PHONY: install deps gnugo build test match bench-league bench-speed bench-prior-cost bench-predict bench-fbt bench-fbt-runs bench-tactics check-rules train train-fbt clean
 
 install: deps gnugo build
 
@@ -38,6 +38,10 @@ bench-league: install
 
 bench-speed: install
 	$(PYTHON) -m bench.speed
+
+# The time per move each shipped prior costs the search at equal playouts (10,000), against no prior.
+bench-prior-cost: install
+	$(PYTHON) -m bench.prior_cost --data $(DATA)
 
 check-rules: install
 	$(PYTHON) -m bench.rules --data $(DATA)
