@@ -34,9 +34,10 @@ from priors.evaluate import N_PHASES, PHASE_MOVES, TOP_K
 from priors.fbt import train as fbt_train
 from priors.fbt.model import FBTPrior, score
 from priors.groups import group_offsets
-from priors.train import (TrainConfig, TrainingData, cache_folder, compete_chunk,
-                          load_competitions, load_config, run_chunks, save_competitions, split_dataset,
-                          training_data)
+from priors.competitions import load_competitions, save_competitions
+from priors.datacache import cache_folder, training_data
+from priors.extraction import TrainingData, compete_chunk, run_chunks, split_dataset
+from priors.trainconfig import TrainConfig, load_config
 
 
 class BenchConfigError(ValueError):

@@ -14,11 +14,14 @@ or of GTP. Modules, in dependency order:
 - `features`      the move features shared by training and play (Cython, nogil)
 - `groups`        the feature-group layout the models share (named sets, parameter blocks)
 - `patterns`      large circular patterns: harvesting and the matched set
-- `competitions`  positions as generalized Bradley-Terry competitions, stored compactly
+- `competitions`  positions as generalized Bradley-Terry competitions, stored compactly (and their files)
 - `uniform/`      the `none` prior: every legal move alike
 - `mm/`           the `mm` prior: Coulom's minorization-maximization
 - `fbt/`          the `fbt` prior: Xiao & Müller's factorization Bradley-Terry
 - `product/`      the `product` prior: a product of experts over other priors, weights fitted on validation games
+- `trainconfig`   training configs, checked key by key, and each prior's trainer module
+- `extraction`    games to patterns and competitions, in chunks on a process pool or a Dask cluster
+- `datacache`     the extracted training data kept under `cache_dir` and read back
 - `train`         `python -m priors.train CONFIG.yaml`, fitting whichever prior `model:` names
 - `evaluate`      `python -m priors.evaluate MODEL --data DIR`: prediction accuracy and speed
 - `leaf_priors`   the tactical solver's learned leaf priors (Beta, hierarchical Gaussian)

@@ -9,6 +9,7 @@ winner.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Iterable, Sequence
 
 import numpy as np
@@ -171,3 +172,20 @@ def build_competitions(positions: Iterable, patterns=None, progress=None, extra=
         if progress is not None:
             progress(1)
     return builder.build()
+
+
+# --- files: one .npy per array, read back without pickles ------------------------------------
+
+FIELDS = ("levels", "mult", "starts", "winners", "move_numbers")
+
+
+def save_competitions(folder: Path, prefix: str, comps: Competitions) -> None:
+    for name in FIELDS:
+        np.save(folder / f"{prefix}_{name}.npy", getattr(comps, name))
+
+
+def load_competitions(folder: Path, prefix: str) -> Competitions | None:
+    """Competitions saved under `prefix` in `folder`, or None when there are none."""
+    if not all((folder / f"{prefix}_{n}.npy").exists() for n in FIELDS):
+        return None
+    return Competitions(*(np.load(folder / f"{prefix}_{n}.npy", allow_pickle=False) for n in FIELDS))

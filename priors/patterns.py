@@ -9,6 +9,7 @@ matched feature is the largest kept size.
 """
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Callable, Iterable
 
 import numpy as np
@@ -145,3 +146,12 @@ def harvest(positions: Iterable, min_count: int = 10) -> PatternSet:
     if min_count < 1:
         raise ValueError(f"pattern_min_count: at least 1, got {min_count}")
     return count_patterns(positions).patterns(min_count)
+
+
+def save_patterns(folder: Path, patterns: PatternSet) -> None:
+    for name in ("keys", "sizes", "counts"):
+        np.save(folder / f"patterns_{name}.npy", getattr(patterns, name))
+
+
+def load_patterns(folder: Path) -> PatternSet:
+    return PatternSet(*(np.load(folder / f"patterns_{n}.npy", allow_pickle=False) for n in ("keys", "sizes", "counts")))

@@ -24,7 +24,8 @@ from priors.competitions import Competitions
 from priors.dtree._kernels import Forest
 from priors.dtree.model import DTreeHyperparameters, DTreePrior
 from priors.mm.train import sweep_recorder
-from priors.train import TrainingData, load_competitions, save_competitions, split_dataset
+from priors.competitions import load_competitions, save_competitions
+from priors.extraction import TrainingData, split_dataset
 
 UNIT = "sweeps"
 

@@ -6,7 +6,7 @@ import sys
 from tqdm import tqdm
 
 from priors.fbt.model import FBTHyperparameters, FBTPrior
-from priors.train import TrainingData
+from priors.extraction import TrainingData
 
 UNIT = "epochs"
 

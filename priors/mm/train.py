@@ -9,7 +9,7 @@ from tqdm import tqdm
 from priors import features
 from priors.groups import group_offsets
 from priors.mm.model import MMHyperparameters, MMPrior, score
-from priors.train import TrainingData
+from priors.extraction import TrainingData
 
 UNIT = "sweeps"
 

@@ -22,7 +22,8 @@ from tqdm import tqdm
 from priors.pbn.em import Level, Network
 from priors.pbn.model import PBNHyperparameters, PBNPrior, fit_stone_model, pyramid_for, samples_of
 from priors.pbn.regions import KINDS, Samples
-from priors.train import DataConfig, TrainConfig, make_executor, merge_stats, run_chunks, split_dataset
+from priors.extraction import make_executor, merge_stats, run_chunks, split_dataset
+from priors.trainconfig import DataConfig, TrainConfig
 
 UNIT = "models"
 SAMPLE_FIELDS = ("points", "stones", "moves", "seen")

@@ -29,7 +29,8 @@ from priors.base import load_file
 from priors.pbn.model import PBNPrior, RegionModel, fit_stone_model, pyramid_for, stack_networks
 from priors.pbn.regions import KINDS, Samples, position_arrays, relative, stone_counts
 from priors.pbn.train import split_samples
-from priors.train import load_config, split_dataset
+from priors.extraction import split_dataset
+from priors.trainconfig import load_config
 
 TOP_K = 20
 

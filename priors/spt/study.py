@@ -31,7 +31,7 @@ from priors.spt.growth import Pool
 from priors.spt.model import SPTPrior
 from priors.spt.scoring import TOP_K, Sample, ranks, read_sample, top_k
 from priors.spt.train import read_pool
-from priors.train import TrainConfig, load_config
+from priors.trainconfig import TrainConfig, load_config
 
 PARAMETERS = ("d", "m", "s", "w_p", "n")
 LABELS = {"d": "maximum tree depth d", "m": "minimum support to split m", "s": "questions sampled per split s",

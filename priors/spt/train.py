@@ -22,7 +22,8 @@ from tqdm import tqdm
 
 from priors.spt.growth import Pool, Tree
 from priors.spt.model import SPTHyperparameters, SPTPrior, pool_of
-from priors.train import DataConfig, TrainConfig, make_executor, merge_stats, run_chunks, split_dataset
+from priors.extraction import make_executor, merge_stats, run_chunks, split_dataset
+from priors.trainconfig import DataConfig, TrainConfig
 
 UNIT = "trees"
 

@@ -5,7 +5,9 @@ import numpy as np
 import pytest
 
 from bench import fbt_runs
-from priors.train import load_config, split_dataset, training_data
+from priors.datacache import training_data
+from priors.extraction import split_dataset
+from priors.trainconfig import load_config
 from tests.priors.tiny_archive import data_dir, write_config  # noqa: F401 (data_dir is a fixture)
 
 

@@ -5,7 +5,7 @@ import tarfile
 
 import pytest
 
-from priors import evaluate, features, train
+from priors import datacache, evaluate, extraction, features, train
 from priors.fbt import FBTHyperparameters, FBTPrior
 from priors.mm import MMPrior
 from priors.dataset import GameDataset, ids_digest
@@ -97,7 +97,7 @@ def test_an_interrupted_extraction_resumes_after_its_finished_chunks(tmp_path, d
     cache = tmp_path / "cache"
     args = [str(write_config(tmp_path, data_dir)), "--set", f"cache_dir={cache}", "--set", "chunk_games=4",
             "--set", "mm.n_iterations=2"]
-    real, calls = train.compete_chunk, []
+    real, calls = extraction.compete_chunk, []
 
     def stops_at_the_third_chunk(*args):
         calls.append(args[1])
@@ -105,16 +105,16 @@ def test_an_interrupted_extraction_resumes_after_its_finished_chunks(tmp_path, d
             raise RuntimeError("stopped")
         return real(*args)
 
-    monkeypatch.setattr(train, "compete_chunk", stops_at_the_third_chunk)
+    monkeypatch.setattr(extraction, "compete_chunk", stops_at_the_third_chunk)
     with pytest.raises(RuntimeError, match="stopped"):
         train.main(args)
     calls.clear()
-    monkeypatch.setattr(train, "compete_chunk", lambda *args: calls.append(args[1]) or real(*args))
-    monkeypatch.setattr(train, "count_chunk", None)            # the harvest is read back, not redone
+    monkeypatch.setattr(extraction, "compete_chunk", lambda *args: calls.append(args[1]) or real(*args))
+    monkeypatch.setattr(extraction, "count_chunk", None)            # the harvest is read back, not redone
     assert train.main(args) == 0
     n_train = len(GameDataset(data_dir, ["tiny.tar.xz"], fractions=(0.6, 0.2, 0.2), size=9).game_ids())
     assert calls.count("train") == -(-n_train // 4) - 2 and calls.count("validation") >= 1
-    assert [f.name for f in cache.iterdir()] == [train.cache_key(train.load_config(args[0], args[2::2]))]
+    assert [f.name for f in cache.iterdir()] == [datacache.cache_key(train.load_config(args[0], args[2::2]))]
     assert not (next(cache.iterdir()) / "chunks").exists()
     resumed = MMPrior.load(tmp_path / "mm.npz").info_
     monkeypatch.undo()
