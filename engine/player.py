@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import threading
 import time
+from dataclasses import replace
 from typing import Callable, Optional
 
 import numpy as np
@@ -162,7 +163,7 @@ class Player:
         if plan is None:
             seconds = 0.0 if playouts else UNTIMED_SECONDS
             return playouts, Plan(seconds, seconds)
-        return playouts, Plan(max(MIN_SECONDS, plan.target), max(MIN_SECONDS, plan.cap), plan.use_all)
+        return playouts, replace(plan, target=max(MIN_SECONDS, plan.target), cap=max(MIN_SECONDS, plan.cap))
 
     def _ownership(self, board: Board, playouts: int) -> np.ndarray:
         return scoring.playout_ownership(board, self.params.playout, playouts, self.params.search.seed)

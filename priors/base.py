@@ -36,6 +36,16 @@ def require(ok: bool, key: str, what: str, value: Any) -> None:
         raise ValueError(f"{key}: must be {what}, got {value!r}")
 
 
+FILE_KEYS = frozenset({"kind", "format_version", "model_version"})   # every model file's own header keys
+
+
+def header_info(metadata: dict[str, Any], own: Iterable[str] = ()) -> dict[str, Any]:
+    """A model file's header without the keys the file format and the model's own reader use (`own`):
+    what is left is the record of its training, kept as the prior's `info_`."""
+    skip = FILE_KEYS | set(own)
+    return {k: v for k, v in metadata.items() if k not in skip}
+
+
 class Prior:
     """A move-prediction model. `Hyper` is its hyperparameter dataclass; fitted state ends in `_`."""
 

@@ -16,7 +16,7 @@ from typing import Any, Callable, Iterable
 import numpy as np
 
 from priors import features
-from priors.base import Prior, register, require
+from priors.base import Prior, header_info, register, require
 from priors.competitions import Competitions, build_competitions
 from priors.dtree._kernels import CRITERIA, SYSTEMS, Forest
 from priors.groups import check_feature_file, expand_groups, file_patterns, group_offsets, unusable
@@ -258,8 +258,8 @@ class DTreePrior(Prior):
         if not np.all(np.isfinite(gammas)) or not np.all(gammas > 0):
             raise unusable("dtree", "gammas must be finite and positive")
         prior.history_ = list(metadata.get("history", []))
-        prior.info_ = {k: v for k, v in metadata.items() if k not in _OWN_KEYS}
+        prior.info_ = header_info(metadata, _OWN_KEYS)
         return prior
 
 
-_OWN_KEYS = {"kind", "format_version", "model_version", "groups", "zobrist_seed", "hyper", "history", "digest"}
+_OWN_KEYS = {"groups", "zobrist_seed", "hyper", "history", "digest"}

@@ -32,7 +32,7 @@ from typing import Any, Callable, Iterable
 import numpy as np
 
 from priors import features
-from priors.base import Prior, register, require
+from priors.base import Prior, header_info, register, require
 from priors.competitions import Competitions, build_competitions
 from priors.fbt import _kernels
 from priors.groups import check_feature_file, expand_groups, file_patterns, group_offsets, pad_groups, unusable
@@ -382,7 +382,7 @@ class FBTPrior(Prior):
         prior.patterns_ = patterns
         history = metadata.get("history", [])
         prior.history_ = list(history) if isinstance(history, list) else []
-        prior.info_ = {k: val for k, val in metadata.items() if k not in _OWN_KEYS}
+        prior.info_ = header_info(metadata, _OWN_KEYS)
         return prior
 
 
@@ -391,5 +391,5 @@ def _float32(a: np.ndarray) -> np.ndarray:
     return np.asarray(a, dtype=np.float32).astype(np.float64)
 
 
-_OWN_KEYS = {"kind", "format_version", "model_version", "feature_groups", "zobrist_seed", "hyperparameters",
+_OWN_KEYS = {"feature_groups", "zobrist_seed", "hyperparameters",
              "history", "digest"}

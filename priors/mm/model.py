@@ -22,7 +22,7 @@ from typing import Any, Callable, Iterable
 import numpy as np
 
 from priors import features
-from priors.base import Prior, register, require
+from priors.base import Prior, header_info, register, require
 from priors.competitions import Competitions, build_competitions
 from priors.groups import check_feature_file, expand_groups, file_patterns, group_offsets, pad_groups, unusable
 from priors.mm import _kernels
@@ -221,9 +221,9 @@ class MMPrior(Prior):
         prior._offsets = group_offsets(counts)
         prior.patterns_ = patterns
         prior.history_ = list(metadata.get("history", []))
-        prior.info_ = {k: v for k, v in metadata.items() if k not in _OWN_KEYS}
+        prior.info_ = header_info(metadata, _OWN_KEYS)
         return prior
 
 
-_OWN_KEYS = {"kind", "format_version", "model_version", "groups", "trained_groups", "zobrist_seed",
+_OWN_KEYS = {"groups", "trained_groups", "zobrist_seed",
              "n_iterations", "tolerance", "pattern_min_count", "history", "digest"}

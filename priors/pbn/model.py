@@ -21,7 +21,7 @@ from typing import Any, Callable, Iterable
 
 import numpy as np
 
-from priors.base import Prior, register, require
+from priors.base import Prior, header_info, register, require
 from priors.modelfile import ModelError
 from priors.pbn import _kernels
 from priors.pbn.em import Network, fit_network
@@ -297,6 +297,5 @@ class PBNPrior(Prior):
             if any(not np.all(params[k] > 0) or not np.all(np.isfinite(params[k])) for k in PARAMETERS):
                 raise ModelError(f"pbn {kind} probabilities must be finite and positive")
             prior.regions_[kind] = RegionModel(kind, pyramid, size, params, *counts)
-        prior.info_ = {k: v for k, v in metadata.items()
-                       if k not in ("kind", "format_version", "model_version", "board_size", "hyper", "digest")}
+        prior.info_ = header_info(metadata, ("board_size", "hyper", "digest"))
         return prior

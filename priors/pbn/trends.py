@@ -119,6 +119,13 @@ def combined_rows(prior: PBNPrior, positions: tuple, stones: list[int], rng: np.
     boards, to_play, moves = positions
     groups = corner_groups(prior)
     corner = prior.regions_["corner"]
+    n_points = prior.size_ ** 2
+    unions, owns = {}, {}                  # each corner's union of views, and its own 9x9, as point masks
+    for c, group in groups.items():
+        unions[c], owns[c] = np.zeros(n_points, dtype=bool), np.zeros(n_points, dtype=bool)
+        for kind in KINDS:
+            unions[c][prior.regions_[kind].views[group[kind]].ravel()] = True
+        owns[c][corner.views[group["corner"]].ravel()] = True
     found: dict[str, dict[int, list[int]]] = {k: {s: [] for s in stones} for k in ("combined", "corner-alone",
                                                                                    "combined-on-corner")}
     for b, color, move in zip(boards, to_play, moves):
@@ -132,14 +139,10 @@ def combined_rows(prior: PBNPrior, positions: tuple, stones: list[int], rng: np.
             s = int(counts[group["corner"][0]])
             if s not in stones:
                 continue
-            union = np.zeros(len(b), dtype=bool)
-            for kind in KINDS:
-                union[prior.regions_[kind].views[group[kind]].ravel()] = True
+            union, own = unions[c], owns[c]
             combined = sum(scores[kind][group[kind]].sum(axis=0) for kind in KINDS)
             if union[move]:
                 found["combined"][s].append(rank_in(combined, union, move))
-            own = np.zeros(len(b), dtype=bool)
-            own[corner.views[group["corner"]].ravel()] = True
             if own[move]:
                 alone = scores["corner"][group["corner"]].sum(axis=0)
                 found["corner-alone"][s].append(rank_in(alone, own, move))

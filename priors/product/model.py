@@ -12,7 +12,7 @@ from typing import Any, Iterable, Sequence
 
 import numpy as np
 
-from priors.base import Prior, prior_class, register, registered, require
+from priors.base import Prior, header_info, prior_class, register, registered, require
 from priors.modelfile import ModelError
 
 MODEL_VERSION = 1
@@ -72,8 +72,7 @@ class ProductPrior(Prior):
 
     # --- prediction ---
     def evaluate(self, board, color: int) -> np.ndarray:
-        legal = np.append(board.legal_points(color), True)
-        logs = np.log(np.maximum([c.evaluate(board, color) for c in self.components_], FLOOR))
+        legal, logs = log_tables(self.components_, board, color)
         z = np.where(legal, self.weights_ @ logs, -np.inf)
         p = np.exp(z - z[legal].max())
         return (p / p.sum()).astype(np.float32)
@@ -108,19 +107,23 @@ class ProductPrior(Prior):
             prior = cls.of(components, weights)
         except ValueError as err:
             raise ModelError(str(err)) from None
-        prior.info_ = {k: v for k, v in metadata.items()
-                       if k not in ("kind", "format_version", "model_version", "components")}
+        prior.info_ = header_info(metadata, ("components",))
         return prior
+
+
+def log_tables(components: Sequence[Prior], board, color: int) -> tuple[np.ndarray, np.ndarray]:
+    """(the legal moves and pass (N*N+1,), each component's log-probabilities over all of them (K, N*N+1))."""
+    logs = np.log(np.maximum([c.evaluate(board, color) for c in components], FLOOR))
+    return np.append(board.legal_points(color), True), logs
 
 
 def case_of(components: Sequence[Prior], board, color: int, move_index: int) -> Case | None:
     """The components' log-tables of one position over its legal moves and pass; None if the expert
     move is not legal there."""
-    legal = np.append(board.legal_points(color), True)
+    legal, logs = log_tables(components, board, color)
     if not legal[move_index]:
         return None
-    tables = np.array([c.evaluate(board, color) for c in components])
-    return Case(np.log(np.maximum(tables[:, legal], FLOOR)), int(np.count_nonzero(legal[:move_index])))
+    return Case(logs[:, legal], int(np.count_nonzero(legal[:move_index])))
 
 
 def loglik(weights: np.ndarray, cases: Sequence[Case]) -> tuple[float, np.ndarray]:

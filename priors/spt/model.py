@@ -20,7 +20,7 @@ from typing import Any, Callable, Iterable
 
 import numpy as np
 
-from priors.base import Prior, register, require
+from priors.base import Prior, header_info, register, require
 from priors.modelfile import ModelError
 from priors.spt import _kernels
 from priors.spt.growth import Pool, Tree, grow_tree
@@ -225,8 +225,7 @@ class SPTPrior(Prior):
         if metadata.get("types") != list(prior.hyper.types):
             raise ModelError(f"spt model of another type set ({metadata.get('types')})")
         prior.forest_ = check_forest(arrays, prior.hyper.w_p)
-        prior.info_ = {k: v for k, v in metadata.items()
-                       if k not in ("kind", "format_version", "model_version", "types", "hyperparameters", "digest")}
+        prior.info_ = header_info(metadata, ("types", "hyperparameters", "digest"))
         return prior
 
 
