@@ -201,7 +201,7 @@ def test_an_interrupted_run_resumes_without_replaying_games(tmp_path):
 
 
 def test_a_head_to_head_between_two_tesuji_variants_is_played_and_refereed(tmp_path):
-    tesuji = "python -m gtp.cli gtp --set search.playouts=150 --set search.seed={seed}"
+    tesuji = "python -m gtp.cli gtp --set search.playouts=150 --set search.n_threads=1 --set search.seed={seed}"
     config = write_config(tmp_path, f"""
         name: h2h
         board_size: 7
