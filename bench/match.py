@@ -1,6 +1,7 @@
 """Config-driven matches between two GTP engines: `python -m bench.match CONFIG.yaml`.
 
     python -m bench.match configs/match-quick.yaml [--jobs N] [--scheduler ADDRESS] [--out DIR]
+                                                   [--variants NAME ...]
 
 Every variant of the player plays `games` games against the opponent (see bench.matchconfig); with a
 `time:` section the games are played on the clock (bench.game, bench.gameclock).
@@ -20,7 +21,9 @@ process that holds it. The lock is the kernel's (flock), so a crashed or killed 
 
 Running the same config with the same folder again (the same --out, or none for the default
 folder) resumes: games already in games.jsonl are not replayed, and a config with more
-games plays only the new ones. A folder whose games were played with another board, komi, seed or
+games plays only the new ones. `--variants` plays the games of the named variants only, so one
+variant of a long run can be finished first; the reports still show every variant's games so far.
+A folder whose games were played with another board, komi, seed or
 engine command is refused.
 """
 from __future__ import annotations
@@ -41,7 +44,7 @@ import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any, Callable, Iterator, Sequence
 
 from tqdm import tqdm
 
@@ -193,8 +196,9 @@ def read_records(path: Path) -> dict[tuple[str, int], dict]:
 class Run:
     """One match run: its folder, its records and its reports."""
 
-    def __init__(self, cfg: MatchConfig, run_dir: Path):
+    def __init__(self, cfg: MatchConfig, run_dir: Path, variants: Sequence[str] | None = None):
         self.cfg = cfg
+        self.playing = tuple(variants) if variants else tuple(v.name for v in cfg.variants)
         self.dir = run_dir
         self.records_path = run_dir / "games.jsonl"
         self.records: dict[tuple[str, int], dict] = {}
@@ -234,7 +238,8 @@ class Run:
                          move_limit=cfg.move_limit, swapped=cfg.swapped(i), player=v.player,
                          opponent=cfg.opponent, referee=cfg.referee, fault_result=cfg.fault_result,
                          time=cfg.time)
-                for i in range(cfg.games) for v in cfg.variants if (v.name, i) not in self.records]
+                for i in range(cfg.games) for v in cfg.variants
+                if v.name in self.playing and (v.name, i) not in self.records]
 
     def add(self, record: dict) -> None:
         """Keep a finished game: its SGF, then its line in games.jsonl (what resume trusts)."""
@@ -365,7 +370,7 @@ def play(run: Run, executor: cf.Executor, progress: bool = True) -> int:
     in the harness itself (they are not recorded, so a resume plays them again)."""
     tasks = run.pending()
     failed = 0
-    total = run.cfg.games * len(run.cfg.variants)
+    total = run.cfg.games * len(run.playing)
     bar = tqdm(total=total, initial=total - len(tasks), desc=run.cfg.name, unit="game",
                disable=not progress, dynamic_ncols=True)
     fn = _play_in_pool if isinstance(executor, cf.ProcessPoolExecutor) else play_game
@@ -399,10 +404,11 @@ def play(run: Run, executor: cf.Executor, progress: bool = True) -> int:
 
 def run_match(cfg: MatchConfig, run_dir: Path, executor: cf.Executor | None = None, jobs: int | None = None,
               scheduler: str | None = None, progress: bool = True, argv: list[str] | None = None,
-              ) -> tuple[Run, int]:
-    """Lock the run folder, prepare it, play what is missing and write the reports."""
+              variants: Sequence[str] | None = None) -> tuple[Run, int]:
+    """Lock the run folder, prepare it, play what is missing (of `variants` only, when given) and
+    write the reports."""
     with locked(run_dir):
-        run = Run(cfg, run_dir)
+        run = Run(cfg, run_dir, variants)
         run.prepare(argv if argv is not None else sys.argv)
         client = None
         own = executor is None
@@ -455,17 +461,28 @@ def parse_run_arguments(parser: argparse.ArgumentParser, argv: list[str] | None,
     return args, cfg
 
 
+VARIANTS_OPTION = ("--variants", dict(nargs="+", metavar="NAME",
+                                      help="play only these variants' games (default: every variant)"))
+
+
 def main(argv: list[str] | None = None) -> int:
-    parsed = parse_run_arguments(run_arguments("python -m bench.match", __doc__, "match"), argv, load_config)
+    parser = run_arguments("python -m bench.match", __doc__, "match", [VARIANTS_OPTION])
+    parsed = parse_run_arguments(parser, argv, load_config)
     if parsed is None:
         return 2
     args, cfg = parsed
+    unknown = sorted(set(args.variants or ()) - {v.name for v in cfg.variants})
+    if unknown:
+        known = ", ".join(v.name for v in cfg.variants)
+        print(f"error: --variants: no variant named {', '.join(unknown)} in {args.config} (it has: {known})",
+              file=sys.stderr)
+        return 2
     run_dir = Path(args.out) if args.out else cfg.run_dir
     _stacks_on_sigusr1()
     command = ["python", "-m", "bench.match"] + (sys.argv[1:] if argv is None else list(argv))
     try:
         run, failed = run_match(cfg, run_dir, jobs=args.jobs, scheduler=args.scheduler,
-                                progress=not args.no_progress, argv=command)
+                                progress=not args.no_progress, argv=command, variants=args.variants)
     except RunError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2

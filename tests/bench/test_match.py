@@ -200,6 +200,31 @@ def test_an_interrupted_run_resumes_without_replaying_games(tmp_path):
     assert [i["games_already_played"] for i in meta["invocations"]] == [0, 2]
 
 
+def test_variants_plays_only_the_named_variants_and_a_later_run_plays_the_rest(tmp_path, capsys):
+    config = write_config(tmp_path, f"""
+        name: some
+        board_size: 5
+        komi: 0.5
+        games: 2
+        referee: {REFEREE}
+        player: {GNUGO}
+        opponent: {GNUGO}
+        variants:
+          - name: one
+          - name: two
+    """)
+    out = tmp_path / "run"
+    assert main([str(config), "--out", str(out), "--no-progress", "--variants", "nine", "two"]) == 2
+    assert "no variant named nine" in capsys.readouterr().err and not (out / "games.jsonl").exists()
+    assert main([str(config), "--out", str(out), "--no-progress", "--variants", "two"]) == 0
+    assert sorted((r["variant"], r["game"]) for r in records(out)) == [("two", 0), ("two", 1)]
+    summary = {v["variant"]: v["games"] for v in json.loads((out / "summary.json").read_text())["variants"]}
+    assert summary == {"one": 0, "two": 2}
+    assert main([str(config), "--out", str(out), "--no-progress"]) == 0
+    played = [(r["variant"], r["game"]) for r in records(out)]
+    assert sorted(played) == [("one", 0), ("one", 1), ("two", 0), ("two", 1)]   # two's games not replayed
+
+
 def test_a_head_to_head_between_two_tesuji_variants_is_played_and_refereed(tmp_path):
     tesuji = "python -m gtp.cli gtp --set search.playouts=150 --set search.n_threads=1 --set search.seed={seed}"
     config = write_config(tmp_path, f"""
