@@ -119,7 +119,10 @@ def main(argv: list[str] | None = None) -> int:
     if args.json:
         print(json.dumps(asdict(result), indent=1))
     else:
-        print(format_paired(args.first.name, args.second.name, result))
+        names = (args.first.name, args.second.name)
+        if args.second_variant:         # name the variants: they may be two of one run
+            names = (f"{names[0]}:{args.variant}", f"{names[1]}:{args.second_variant}")
+        print(format_paired(*names, result))
     return 0
 
 

@@ -80,6 +80,15 @@ def test_a_variant_pairs_with_another_runs_differently_named_variant(tmp_path, c
     assert out["first_only"] == 0 and out["second_only"] == 0
 
 
+def test_two_variants_of_one_run_pair_and_are_named_apart(tmp_path, capsys):
+    run = write_run(tmp_path, "timed", [dict(record(g, "b"), variant="adaptive") for g in range(4)] +
+                    [dict(record(g, "b" if g < 2 else "w"), variant="fixed") for g in range(4)])
+    assert main([str(run), str(run), "--variant", "fixed", "--second-variant", "adaptive"]) == 0
+    out = capsys.readouterr().out
+    assert "timed:fixed against timed:adaptive, game by game: 4 pairs" in out
+    assert "both won 2, only timed:fixed won 0, only timed:adaptive won 2, both lost 0" in out
+
+
 def test_missing_run_is_a_clear_error(tmp_path, capsys):
     a = write_run(tmp_path, "a", [record(0, "b")])
     assert main([str(a), str(tmp_path / "absent")]) == 2
