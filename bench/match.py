@@ -197,8 +197,13 @@ class Run:
     """One match run: its folder, its records and its reports."""
 
     def __init__(self, cfg: MatchConfig, run_dir: Path, variants: Sequence[str] | None = None):
+        names = [v.name for v in cfg.variants]
+        unknown = sorted(set(variants or ()) - set(names))
+        if unknown:
+            raise RunError(f"--variants: no variant named {', '.join(unknown)} in {cfg.source} "
+                           f"(it has: {', '.join(names)})")
         self.cfg = cfg
-        self.playing = tuple(variants) if variants else tuple(v.name for v in cfg.variants)
+        self.playing = tuple(variants) if variants else tuple(names)
         self.dir = run_dir
         self.records_path = run_dir / "games.jsonl"
         self.records: dict[tuple[str, int], dict] = {}
@@ -407,8 +412,8 @@ def run_match(cfg: MatchConfig, run_dir: Path, executor: cf.Executor | None = No
               variants: Sequence[str] | None = None) -> tuple[Run, int]:
     """Lock the run folder, prepare it, play what is missing (of `variants` only, when given) and
     write the reports."""
+    run = Run(cfg, run_dir, variants)       # checks the variants' names before the folder is touched
     with locked(run_dir):
-        run = Run(cfg, run_dir, variants)
         run.prepare(argv if argv is not None else sys.argv)
         client = None
         own = executor is None
@@ -471,12 +476,6 @@ def main(argv: list[str] | None = None) -> int:
     if parsed is None:
         return 2
     args, cfg = parsed
-    unknown = sorted(set(args.variants or ()) - {v.name for v in cfg.variants})
-    if unknown:
-        known = ", ".join(v.name for v in cfg.variants)
-        print(f"error: --variants: no variant named {', '.join(unknown)} in {args.config} (it has: {known})",
-              file=sys.stderr)
-        return 2
     run_dir = Path(args.out) if args.out else cfg.run_dir
     _stacks_on_sigusr1()
     command = ["python", "-m", "bench.match"] + (sys.argv[1:] if argv is None else list(argv))

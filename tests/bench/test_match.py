@@ -32,6 +32,19 @@ def write_config(tmp_path, text, name="m.yaml"):
     return path
 
 
+def gnugo_pair(name, games, more=""):
+    """A 5x5 match of GnuGo against itself, refereed; `more` adds YAML lines (e.g. variants)."""
+    return textwrap.dedent(f"""
+        name: {name}
+        board_size: 5
+        komi: 0.5
+        games: {games}
+        referee: {REFEREE}
+        player: {GNUGO}
+        opponent: {GNUGO}
+    """) + textwrap.dedent(more)
+
+
 def records(run_dir):
     return [json.loads(line) for line in (run_dir / "games.jsonl").read_text().splitlines()]
 
@@ -164,17 +177,8 @@ def test_the_move_limit_ends_and_scores_the_game():
 
 
 def test_an_interrupted_run_resumes_without_replaying_games(tmp_path):
-    text = f"""
-        name: resume
-        board_size: 5
-        komi: 0.5
-        games: {{games}}
-        referee: {REFEREE}
-        player: {GNUGO}
-        opponent: {GNUGO}
-    """
     out = tmp_path / "run"
-    run_match(load_config(write_config(tmp_path, text.format(games=2))), out, jobs=1, progress=False)
+    run_match(load_config(write_config(tmp_path, gnugo_pair("resume", 2))), out, jobs=1, progress=False)
     first = (out / "games.jsonl").read_text()
     assert len(first.splitlines()) == 2
     # A kill while writing leaves half a line: that game is not trusted, the others are kept.
@@ -188,7 +192,7 @@ def test_an_interrupted_run_resumes_without_replaying_games(tmp_path):
             return super().submit(fn, task)
 
     with Counting(max_workers=2) as executor:
-        run, failed = run_match(load_config(write_config(tmp_path, text.format(games=4))), out,
+        run, failed = run_match(load_config(write_config(tmp_path, gnugo_pair("resume", 4))), out,
                                 executor=executor, progress=False)
     assert sorted(Counting.submitted) == [2, 3] and failed == 0
     assert (out / "games.jsonl").read_text().startswith(first)
@@ -201,18 +205,11 @@ def test_an_interrupted_run_resumes_without_replaying_games(tmp_path):
 
 
 def test_variants_plays_only_the_named_variants_and_a_later_run_plays_the_rest(tmp_path, capsys):
-    config = write_config(tmp_path, f"""
-        name: some
-        board_size: 5
-        komi: 0.5
-        games: 2
-        referee: {REFEREE}
-        player: {GNUGO}
-        opponent: {GNUGO}
+    config = write_config(tmp_path, gnugo_pair("some", 2, """
         variants:
           - name: one
           - name: two
-    """)
+    """))
     out = tmp_path / "run"
     assert main([str(config), "--out", str(out), "--no-progress", "--variants", "nine", "two"]) == 2
     assert "no variant named nine" in capsys.readouterr().err and not (out / "games.jsonl").exists()
