@@ -2,14 +2,17 @@
 `python -m priors.pbn.trends CONFIG --model MODEL.npz [--stones 3 5 10] [--sizes 30 700 5000]`.
 
 For each region kind, stone count s and training size N it fits the (kind, s) pyramid on N samples of
-the config's training games (the model file's own N is read from it, as it was fitted the same way) and scores the test split's samples of that s (the next move inside the
-region): top-k for k = 1..20 against two baselines, uniform over the region's empty points (expected
-top-k, min(1, k / empty points)) and the board-blind P(m | s) (the top node's prior). The combined model
-of each corner (its 9x9 corner and the two 5x19 strips through it, the linear pool of the whole-board
-prior restricted to their union, illegal points taken as the occupied ones) is scored with the shipped
-model's pyramids on the test positions whose corner holds s stones and whose move falls in the union,
-and like for like against the corner's own views where the move falls in the corner's 9x9 (both then
-rank the same 81 points).
+the config's training games (the model file's own N is read from it, as it was fitted the same way) and
+scores the held-out samples of that s whose next move falls inside the region (the test split, or
+`--split validation` for choosing settings): top-k for k = 1..20 of the sample's own view, and pooled with
+its mirror view (the corner's diagonal transpose, the strip seen from its other end: the two views of one
+region that the whole-board prior averages), against two baselines, uniform over the region's empty
+points (expected top-k, min(1, k / empty points)) and the board-blind P(m | s) (the top node's prior).
+The combined model of each corner (its 9x9 corner and the two 5x19 strips through it, the linear pool of
+the whole-board prior restricted to their union, illegal points taken as the occupied ones) is scored
+with the shipped model's pyramids on the test positions whose corner holds s stones and whose move falls
+in the union, and like for like against the corner's own views where the move falls in the corner's 9x9
+(both then rank the same 81 points).
 Intervals are 95% bootstraps over samples. Prints one table, writes `<out>/pbn-trends/<name>/trends.json`.
 """
 from __future__ import annotations
@@ -26,7 +29,7 @@ from pathlib import Path
 import numpy as np
 
 from priors.base import load_file
-from priors.pbn.model import PBNPrior, RegionModel, fit_stone_model, pyramid_for, stack_networks
+from priors.pbn.model import PBNHyperparameters, PBNPrior, RegionModel, fit_stone_model, pyramid_for, stack_networks
 from priors.pbn.regions import KINDS, Samples, position_arrays, relative, stone_counts
 from priors.pbn.train import split_samples
 from priors.extraction import split_dataset
@@ -53,19 +56,36 @@ def uniform_top_k(points: np.ndarray) -> list[float]:
     return [float(np.mean(np.minimum(1.0, k / empty))) for k in range(1, TOP_K + 1)]
 
 
-def fitted(prior: PBNPrior, train: Samples, kind: str, stones: int, n: int) -> RegionModel:
-    """A region model whose only pyramid is the one for `stones`, fitted on n samples as `priors.train` would."""
-    hyper = replace(prior.hyper, n_samples=n)
+def mirror(kind: str, height: int, width: int) -> np.ndarray:
+    """The region point each point maps to in the region's other view: the corner's diagonal transpose,
+    the strip's left-right flip (an involution, so it also maps back)."""
+    rows, cols = np.divmod(np.arange(height * width), width)
+    return cols * width + rows if kind == "corner" else rows * width + (width - 1 - cols)
+
+
+def pooled(model: RegionModel, kind: str, points: np.ndarray, stones: np.ndarray) -> np.ndarray:
+    """P(m | x) averaged over a sample's own view and its mirror view, as the whole-board prior pools them."""
+    perm = mirror(kind, model.pyramid.height, model.pyramid.width)
+    return (model.predict(points, stones) + model.predict(points[:, perm], stones)[:, perm]) / 2
+
+
+def fitted(prior: PBNPrior, hyper: PBNHyperparameters, train: Samples, kind: str, stones: int,
+           n: int) -> RegionModel:
+    """A region model whose only pyramid is the one for `stones`, fitted on n samples as `priors.train` would
+    with the config's settings."""
+    hyper = replace(hyper, n_samples=n)
     pyramid = pyramid_for(kind, prior.size_, hyper)
     params = stack_networks(pyramid, [None] * stones + [fit_stone_model(pyramid, train, stones, hyper, kind)])
     return RegionModel(kind, pyramid, prior.size_, params, [0] * stones + [n], [1] * (stones + 1), [1] * (stones + 1))
 
 
-def region_rows(prior: PBNPrior, train: dict[str, Samples], test: dict[str, Samples], stones: list[int],
-                sizes: list[int], max_test: int, rng: np.random.Generator, log) -> list[dict]:
-    """One row per (kind, s, N): the pyramid fitted on N training samples, scored on the test samples."""
+def region_rows(prior: PBNPrior, hyper: PBNHyperparameters, train: dict[str, Samples], test: dict[str, Samples], stones: list[int],
+                sizes: list[int], max_test: int, rng: np.random.Generator, log,
+                kinds: tuple[str, ...] = KINDS) -> list[dict]:
+    """One row per (kind, s, N): the pyramid fitted on N training samples, scored on the held-out samples;
+    the model file's own pyramid where N and every setting are its own."""
     rows = []
-    for kind in KINDS:
+    for kind in kinds:
         for s in stones:
             chosen = np.flatnonzero(test[kind].stones == s)[:max_test]
             points, moves = test[kind].points[chosen], test[kind].moves[chosen]
@@ -73,17 +93,20 @@ def region_rows(prior: PBNPrior, train: dict[str, Samples], test: dict[str, Samp
                 continue
             for n in sizes:
                 started = time.time()
-                model = prior.regions_[kind] if n == prior.hyper.n_samples else fitted(prior, train[kind], kind, s, n)
+                shipped = replace(hyper, n_samples=n) == prior.hyper
+                model = prior.regions_[kind] if shipped else fitted(prior, hyper, train[kind], kind, s, n)
                 fit_seconds = time.time() - started
                 index = np.full(len(chosen), s)
                 p = model.predict(points, index)
                 blind = np.broadcast_to(model.params["move_prior"][s], p.shape)
                 row = {"kind": kind, "stones": s, "train_samples": int(min(n, np.sum(train[kind].stones == s))),
                        "fit_seconds": round(fit_seconds, 1), "pbn": top_k(ranks(p, moves), rng),
+                       "pbn_pooled": top_k(ranks(pooled(model, kind, points, index), moves), rng),
                        "blind": top_k(ranks(blind, moves), rng), "uniform_empty": uniform_top_k(points)}
                 rows.append(row)
                 log(f"{kind:6} s={s:2} N={row['train_samples']:5}  top-5/10/20 "
                     + " / ".join(f"{100 * row['pbn']['top_k'][k - 1]:.1f}" for k in (5, 10, 20))
+                    + "  pooled " + " / ".join(f"{100 * row['pbn_pooled']['top_k'][k - 1]:.1f}" for k in (5, 10, 20))
                     + "  blind " + " / ".join(f"{100 * row['blind']['top_k'][k - 1]:.1f}" for k in (5, 10, 20))
                     + f"  ({row['pbn']['n']} test samples, fit {fit_seconds:.0f} s)")
     return rows
@@ -163,8 +186,8 @@ def rank_in(p: np.ndarray, points: np.ndarray, move: int) -> int:
     return int(np.count_nonzero(p[points] >= p[move]))
 
 
-def test_positions(config, max_games: int) -> tuple:
-    ds = split_dataset(config.data, "test", 1.0, max_games)
+def held_out_positions(config, split: str, max_games: int) -> tuple:
+    ds = split_dataset(config.data, split, 1.0, max_games)
     parts = [position_arrays(ds.positions_of(gid, raw)) for gid, raw in ds.games()]
     parts = [p for p in parts if len(p[0])]
     return tuple(np.concatenate([p[i] for p in parts]) for i in range(3))
@@ -184,11 +207,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--model", required=True, help="a fitted pbn model file (for the combined models)")
     parser.add_argument("--stones", type=int, nargs="+", default=[3, 5, 10])
     parser.add_argument("--sizes", type=int, nargs="+", default=[30, 700, 5000])
-    parser.add_argument("--test-games", type=int, default=500, help="test-split games read")
+    parser.add_argument("--test-games", type=int, default=500, help="held-out games read")
+    parser.add_argument("--split", choices=("test", "validation"), default="test",
+                        help="the held-out split scored (validation: for choosing settings)")
     parser.add_argument("--max-test", type=int, default=3000, help="test samples per (kind, s) at most")
     parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="config override")
     parser.add_argument("--out", default="bench/results")
     parser.add_argument("--name", default="kgs")
+    parser.add_argument("--kinds", nargs="+", choices=KINDS, default=list(KINDS), help="region kinds fitted")
+    parser.add_argument("--regions-only", action="store_true", help="only the region models (no combined rows)")
     parser.add_argument("--combined-only", action="store_true",
                         help="only the combined models (no region pyramids fitted, no training samples read)")
     args = parser.parse_args(argv)
@@ -201,15 +228,16 @@ def main(argv: list[str] | None = None) -> int:
     rows, test_stats = [], {}
     if not args.combined_only:
         train, _ = split_samples(config, "train", config.data.max_games)
-        test, test_stats = split_samples(config, "test", args.test_games)
-        rows = region_rows(prior, train, test, args.stones, args.sizes, args.max_test, rng, print)
-    rows += combined_rows(prior, test_positions(config, args.test_games), args.stones, rng, print)
+        test, test_stats = split_samples(config, args.split, args.test_games)
+        rows = region_rows(prior, config.hyper, train, test, args.stones, args.sizes, args.max_test, rng, print, tuple(args.kinds))
+    if not args.regions_only:
+        rows += combined_rows(prior, held_out_positions(config, args.split, args.test_games), args.stones, rng, print)
     folder = Path(args.out) / "pbn-trends" / args.name
     folder.mkdir(parents=True, exist_ok=True)
     record = {"command": "python -m priors.pbn.trends " + " ".join(argv if argv is not None else sys.argv[1:]),
               "commit": commit(), "machine": platform.node(), "date": time.strftime("%Y-%m-%d %H:%M:%S"),
               "model": args.model, "model_digest": prior.digest(), "archives": list(config.data.archives),
-              "test_games": test_stats, "interval": "95% bootstrap over samples, 1000 resamples", "rows": rows}
+              "split": args.split, "test_games": test_stats, "interval": "95% bootstrap over samples, 1000 resamples", "rows": rows}
     (folder / "trends.json").write_text(json.dumps(record, indent=1))
     print(f"wrote {folder / 'trends.json'}")
     return 0

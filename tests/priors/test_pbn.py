@@ -16,6 +16,7 @@ from priors.pbn.em import distinct_rows, fit_latent_class, fit_network
 from priors.pbn.model import PBNHyperparameters, PBNPrior, RegionModel, stack_networks
 from priors.pbn.network import Pyramid, windows
 from priors.pbn.regions import inverse_views, region_samples, region_shape, relative, views
+from priors.pbn.trends import mirror, pooled
 
 # --- T1: structure -----------------------------------------------------------------------------
 
@@ -176,6 +177,23 @@ def test_lambda_and_sampled_inference_agree_on_the_top_five(expert_model):
     both = np.mean([a[0] in b and b[0] in a for a, b in zip(exact, sampled)])
     overlap = np.mean([len(set(a) & set(b)) for a, b in zip(exact, sampled)])
     assert both >= 0.9 and overlap >= 4.0
+
+
+@pytest.mark.parametrize("kind, shape", [("corner", (9, 9)), ("strip", (5, 19))])
+def test_the_mirror_view_is_the_transpose_or_the_flip(kind, shape):
+    perm = mirror(kind, *shape)
+    board = np.arange(shape[0] * shape[1]).reshape(shape)
+    expected = board.T if kind == "corner" else board[:, ::-1]
+    assert np.array_equal(perm.reshape(expected.shape), expected) and np.array_equal(perm[perm], board.ravel())
+
+
+def test_the_pooled_prediction_is_the_same_for_a_sample_and_its_mirror(expert_model):
+    points, _ = expert_samples(50, 13)
+    stones = np.ones(50, dtype=np.int64)
+    perm = mirror("corner", 9, 9)
+    p, q = pooled(expert_model, "corner", points, stones), pooled(expert_model, "corner", points[:, perm], stones)
+    np.testing.assert_allclose(q, p[:, perm], atol=1e-12)
+    assert not np.allclose(expert_model.predict(points, stones), p)
 
 
 def test_the_whole_board_prior_is_normalised_with_zero_on_occupied_points():
