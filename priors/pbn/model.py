@@ -8,7 +8,8 @@ passes lambda messages up the pyramid (cortigo.md Sec. 1, "Inference"):
     lambda_k(y) = prod_{j in F_k} sum_z phi_{k,j}(z | y) lambda_j(z)
     P(m | x)   ∝ P(m) prod_k sum_y psi_k(y | m) lambda_k(y)
 
-for the 8 views of a region at once, in a Cython kernel (`_kernels.predict`). `sample_moves` is the Monte-Carlo alternative (draw z then y as
+for the 8 views of a region at once, in a Cython kernel (`_kernels.predict`; `_kernels.board_scores` also
+adds the views up on the board). `sample_moves` is the Monte-Carlo alternative (draw z then y as
 in training and average P(m | y)). The whole-board prior pools the region distributions linearly, each
 view weighted by P(next move in the region | s), counted in training (the spec's linear pool with
 empirical weights, Sec. 4.10-11), averaged over the region's two orientations; points no active region
@@ -84,6 +85,8 @@ class RegionModel:
         self.views = views(pyramid.height, pyramid.width, board_size)
         self.weight = np.where(self.seen > 0, self.inside / np.maximum(self.seen, 1), 0.0)
         self._log = {k: np.log(self.params[k]) for k in ("cpt2", "move_prior")}
+        self._tables = (self.params["cpt2"], pyramid.l2, self.params["cpt3"], pyramid.l3, self.params["psi"],
+                        self.params["move_prior"])
         self._l2 = np.where(pyramid.l2 >= 0, pyramid.l2, pyramid.n_points)   # a cut field reads a dummy
         self._l3 = np.maximum(pyramid.l3, 0)                   # the Monte-Carlo pass reads a cut field's
         self._l3_real = pyramid.l3 >= 0                       # first child and weighs it 0
@@ -108,8 +111,7 @@ class RegionModel:
         """P(m | x) over the region's points (A, R) for views `points` (A, R) with fitted models."""
         out = np.empty((len(points), self.pyramid.n_points))
         _kernels.predict(np.ascontiguousarray(points, dtype=np.uint8), np.ascontiguousarray(stones, dtype=np.int64),
-                         self._log["cpt2"], self.pyramid.l2, self.params["cpt3"], self.pyramid.l3,
-                         self.params["psi"], self._log["move_prior"], out)
+                         *self._tables, out)
         return out
 
     def sample_moves(self, points: np.ndarray, stones: np.ndarray, n_draws: int,
@@ -142,9 +144,13 @@ class RegionModel:
         return on, p * (self.weight[stones[on]] / 2)[:, None]
 
     def board_scores(self, colors: np.ndarray, legal: np.ndarray) -> np.ndarray:
-        """The summed weight of the active views on every board point (N*N,)."""
-        on, p = self.view_distributions(colors, legal)
-        return np.bincount(self.views[on].ravel(), weights=p.ravel(), minlength=self.board_size ** 2)
+        """The summed weight of the active views on every board point (N*N,): `view_distributions` added
+        up in one kernel call, as the search asks for it at every node expansion."""
+        out = np.zeros(self.board_size ** 2)
+        _kernels.board_scores(np.ascontiguousarray(colors, dtype=np.uint8),
+                              np.ascontiguousarray(legal, dtype=np.float64), self.views, self.n_train,
+                              self.weight, *self._tables, out)
+        return out
 
     def arrays(self) -> dict[str, np.ndarray]:
         out = {f"{self.kind}_{k}": v for k, v in self.params.items()}

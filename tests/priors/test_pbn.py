@@ -211,6 +211,19 @@ def test_the_whole_board_prior_is_normalised_with_zero_on_occupied_points():
     assert prior.evaluate(Board(9), BLACK).sum() == pytest.approx(1.0, abs=1e-5)   # another size: eps alone
 
 
+def test_the_board_kernel_adds_up_the_views_as_the_reference_does():
+    board = Board(19)
+    for (r, c), color in {(3, 3): BLACK, (2, 5): WHITE, (15, 16): BLACK, (16, 3): WHITE, (9, 9): BLACK}.items():
+        board.play(board.point(r, c), color)
+    prior = load_prior("pbn", str(Path(__file__).resolve().parents[2] / "priors" / "models" / "pbn.npz"))
+    colors, legal = relative(board.stones().ravel(), WHITE), board.legal_points(WHITE).astype(np.float64)
+    for region in prior.regions_.values():
+        on, p = region.view_distributions(colors, legal)
+        want = np.bincount(region.views[on].ravel(), weights=p.ravel(), minlength=361)
+        assert len(on) == 8 and want.sum() > 0
+        np.testing.assert_allclose(region.board_scores(colors, legal), want, rtol=1e-9, atol=1e-15)
+
+
 def test_the_kernel_passes_the_messages_of_the_spec():
     """On a 3x3 region (one node per hidden level) P(m | x) ∝ P(m) sum_y psi(y|m) sum_z phi(z|y) prod_i theta_i(x_i|z)."""
     pyramid = Pyramid(3, 3)
