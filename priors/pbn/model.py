@@ -258,7 +258,7 @@ class PBNPrior(Prior):
     # --- prediction ---
     def evaluate(self, board, color: int) -> np.ndarray:
         n = board.size
-        legal = board.legal_points(color)
+        legal = board.legal_points(color).astype(np.float64)     # once for both regions' kernels
         p = np.zeros(n * n + 1, dtype=np.float64)
         p[:-1] = self.hyper.eps * legal
         p[-1] = self.hyper.eps

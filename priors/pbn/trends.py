@@ -29,8 +29,9 @@ from pathlib import Path
 import numpy as np
 
 from priors.base import load_file
-from priors.pbn.model import PBNHyperparameters, PBNPrior, RegionModel, fit_stone_model, pyramid_for, stack_networks
-from priors.pbn.regions import KINDS, Samples, position_arrays, relative, stone_counts
+from priors.pbn.model import (PBNHyperparameters, PBNPrior, RegionModel, fit_stone_model, pyramid_for,
+                              stack_networks)
+from priors.pbn.regions import KINDS, Samples, inverse_views, position_arrays, relative, stone_counts
 from priors.pbn.train import split_samples
 from priors.extraction import split_dataset
 from priors.trainconfig import load_config
@@ -56,17 +57,18 @@ def uniform_top_k(points: np.ndarray) -> list[float]:
     return [float(np.mean(np.minimum(1.0, k / empty))) for k in range(1, TOP_K + 1)]
 
 
-def mirror(kind: str, height: int, width: int) -> np.ndarray:
-    """The region point each point maps to in the region's other view: the corner's diagonal transpose,
-    the strip's left-right flip (an involution, so it also maps back)."""
-    rows, cols = np.divmod(np.arange(height * width), width)
-    return cols * width + rows if kind == "corner" else rows * width + (width - 1 - cols)
+def mirror(views: np.ndarray, board_size: int) -> np.ndarray:
+    """The region point each point of view 0 maps to in the region's other view: the one view that reads
+    the same board points (the corner's diagonal transpose, the strip seen from its other end)."""
+    other = next(v for v in views[1:] if set(v) == set(views[0]))
+    return inverse_views(views[:1], board_size)[0][other]
 
 
-def pooled(model: RegionModel, kind: str, points: np.ndarray, stones: np.ndarray) -> np.ndarray:
-    """P(m | x) averaged over a sample's own view and its mirror view, as the whole-board prior pools them."""
-    perm = mirror(kind, model.pyramid.height, model.pyramid.width)
-    return (model.predict(points, stones) + model.predict(points[:, perm], stones)[:, perm]) / 2
+def pooled(model: RegionModel, points: np.ndarray, stones: np.ndarray, own: np.ndarray) -> np.ndarray:
+    """P(m | x) averaged over a sample's own view (`own`, its `predict`) and its mirror view, as the
+    whole-board prior pools a region's two views."""
+    perm = mirror(model.views, model.board_size)
+    return (own + model.predict(points[:, perm], stones)[:, perm]) / 2
 
 
 def fitted(prior: PBNPrior, hyper: PBNHyperparameters, train: Samples, kind: str, stones: int,
@@ -79,9 +81,9 @@ def fitted(prior: PBNPrior, hyper: PBNHyperparameters, train: Samples, kind: str
     return RegionModel(kind, pyramid, prior.size_, params, [0] * stones + [n], [1] * (stones + 1), [1] * (stones + 1))
 
 
-def region_rows(prior: PBNPrior, hyper: PBNHyperparameters, train: dict[str, Samples], test: dict[str, Samples], stones: list[int],
-                sizes: list[int], max_test: int, rng: np.random.Generator, log,
-                kinds: tuple[str, ...] = KINDS) -> list[dict]:
+def region_rows(prior: PBNPrior, hyper: PBNHyperparameters, train: dict[str, Samples],
+                test: dict[str, Samples], stones: list[int], sizes: list[int], max_test: int,
+                rng: np.random.Generator, log, kinds: tuple[str, ...] = KINDS) -> list[dict]:
     """One row per (kind, s, N): the pyramid fitted on N training samples, scored on the held-out samples;
     the model file's own pyramid where N and every setting are its own."""
     rows = []
@@ -101,13 +103,13 @@ def region_rows(prior: PBNPrior, hyper: PBNHyperparameters, train: dict[str, Sam
                 blind = np.broadcast_to(model.params["move_prior"][s], p.shape)
                 row = {"kind": kind, "stones": s, "train_samples": int(min(n, np.sum(train[kind].stones == s))),
                        "fit_seconds": round(fit_seconds, 1), "pbn": top_k(ranks(p, moves), rng),
-                       "pbn_pooled": top_k(ranks(pooled(model, kind, points, index), moves), rng),
+                       "pbn_pooled": top_k(ranks(pooled(model, points, index, p), moves), rng),
                        "blind": top_k(ranks(blind, moves), rng), "uniform_empty": uniform_top_k(points)}
                 rows.append(row)
                 log(f"{kind:6} s={s:2} N={row['train_samples']:5}  top-5/10/20 "
                     + " / ".join(f"{100 * row['pbn']['top_k'][k - 1]:.1f}" for k in (5, 10, 20))
-                    + "  pooled " + " / ".join(f"{100 * row['pbn_pooled']['top_k'][k - 1]:.1f}" for k in (5, 10, 20))
-                    + "  blind " + " / ".join(f"{100 * row['blind']['top_k'][k - 1]:.1f}" for k in (5, 10, 20))
+                    + "".join(f"  {name} " + " / ".join(f"{100 * row[key]['top_k'][k - 1]:.1f}" for k in (5, 10, 20))
+                              for name, key in (("pooled", "pbn_pooled"), ("blind", "blind")))
                     + f"  ({row['pbn']['n']} test samples, fit {fit_seconds:.0f} s)")
     return rows
 
@@ -210,7 +212,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--test-games", type=int, default=500, help="held-out games read")
     parser.add_argument("--split", choices=("test", "validation"), default="test",
                         help="the held-out split scored (validation: for choosing settings)")
-    parser.add_argument("--max-test", type=int, default=3000, help="test samples per (kind, s) at most")
+    parser.add_argument("--max-test", type=int, default=3000, help="held-out samples per (kind, s) at most")
     parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="config override")
     parser.add_argument("--out", default="bench/results")
     parser.add_argument("--name", default="kgs")
@@ -229,7 +231,8 @@ def main(argv: list[str] | None = None) -> int:
     if not args.combined_only:
         train, _ = split_samples(config, "train", config.data.max_games)
         test, test_stats = split_samples(config, args.split, args.test_games)
-        rows = region_rows(prior, config.hyper, train, test, args.stones, args.sizes, args.max_test, rng, print, tuple(args.kinds))
+        rows = region_rows(prior, config.hyper, train, test, args.stones, args.sizes, args.max_test, rng, print,
+                           tuple(args.kinds))
     if not args.regions_only:
         rows += combined_rows(prior, held_out_positions(config, args.split, args.test_games), args.stones, rng, print)
     folder = Path(args.out) / "pbn-trends" / args.name
@@ -237,7 +240,8 @@ def main(argv: list[str] | None = None) -> int:
     record = {"command": "python -m priors.pbn.trends " + " ".join(argv if argv is not None else sys.argv[1:]),
               "commit": commit(), "machine": platform.node(), "date": time.strftime("%Y-%m-%d %H:%M:%S"),
               "model": args.model, "model_digest": prior.digest(), "archives": list(config.data.archives),
-              "split": args.split, "test_games": test_stats, "interval": "95% bootstrap over samples, 1000 resamples", "rows": rows}
+              "split": args.split, "test_games": test_stats,
+              "interval": "95% bootstrap over samples, 1000 resamples", "rows": rows}
     (folder / "trends.json").write_text(json.dumps(record, indent=1))
     print(f"wrote {folder / 'trends.json'}")
     return 0

@@ -181,7 +181,7 @@ def test_lambda_and_sampled_inference_agree_on_the_top_five(expert_model):
 
 @pytest.mark.parametrize("kind, shape", [("corner", (9, 9)), ("strip", (5, 19))])
 def test_the_mirror_view_is_the_transpose_or_the_flip(kind, shape):
-    perm = mirror(kind, *shape)
+    perm = mirror(views(*shape, 19), 19)
     board = np.arange(shape[0] * shape[1]).reshape(shape)
     expected = board.T if kind == "corner" else board[:, ::-1]
     assert np.array_equal(perm.reshape(expected.shape), expected) and np.array_equal(perm[perm], board.ravel())
@@ -190,8 +190,9 @@ def test_the_mirror_view_is_the_transpose_or_the_flip(kind, shape):
 def test_the_pooled_prediction_is_the_same_for_a_sample_and_its_mirror(expert_model):
     points, _ = expert_samples(50, 13)
     stones = np.ones(50, dtype=np.int64)
-    perm = mirror("corner", 9, 9)
-    p, q = pooled(expert_model, "corner", points, stones), pooled(expert_model, "corner", points[:, perm], stones)
+    perm = mirror(expert_model.views, 19)
+    p = pooled(expert_model, points, stones, expert_model.predict(points, stones))
+    q = pooled(expert_model, points[:, perm], stones, expert_model.predict(points[:, perm], stones))
     np.testing.assert_allclose(q, p[:, perm], atol=1e-12)
     assert not np.allclose(expert_model.predict(points, stones), p)
 
