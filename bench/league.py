@@ -17,7 +17,7 @@ komi: 7
 games: 100                  # per pair, colours alternating (except handicap games)
 seed: 1                     # game i of every pair gets seed + i ({seed} in commands)
 jobs: 2
-max_moves: 0                # as in a match config; fault_result too
+max_moves: 0                # as in a match config; fault_result and replay_void too
 referee: /usr/games/gnugo --mode gtp --chinese-rules --positional-superko
 anchor: gnugo-10            # the engine rated 0 (default: the last one)
 engines:                    # name (letters, digits, . _ + -) plus a match engine's keys
@@ -52,7 +52,8 @@ from bench.matchconfig import NAME_RE, ConfigError, MatchConfig, load_yaml_confi
 from bench.ratings import Ratings, fit
 from bench.records import results_folder
 
-SHARED_KEYS = ("board_size", "komi", "games", "seed", "jobs", "max_moves", "fault_result", "referee")
+SHARED_KEYS = ("board_size", "komi", "games", "seed", "jobs", "max_moves", "fault_result", "replay_void",
+               "referee")
 TOP_KEYS = {"name", "anchor", "engines", "pairs", *SHARED_KEYS}
 ENTRY_KEYS = {"name", "handicap", "komi"}          # beside a match engine's keys
 HANDICAP_KOMI = 0.5
@@ -193,9 +194,11 @@ def points_table(cfg: LeagueConfig, run_dir: Path) -> tuple[np.ndarray, np.ndarr
     draws = np.zeros_like(points)
     for pair in cfg.pairs:
         i, j = names.index(pair.player), names.index(pair.opponent)
-        for record in read_records(_pair_dir(run_dir, pair) / "games.jsonl").values():
+        records = read_records(_pair_dir(run_dir, pair) / "games.jsonl").values()
+        planned = pair.match.planned_games(r["game"] for r in records if report.player_score(r) is None)
+        for record in records:
             score = report.player_score(record)
-            if score is None or record["game"] >= pair.match.games:
+            if score is None or record["game"] >= planned:
                 continue
             points[i, j] += score
             points[j, i] += 1.0 - score

@@ -21,7 +21,9 @@ process that holds it. The lock is the kernel's (flock), so a crashed or killed 
 
 Running the same config with the same folder again (the same --out, or none for the default
 folder) resumes: games already in games.jsonl are not replayed, and a config with more
-games plays only the new ones. `--variants` plays the games of the named variants only, so one
+games plays only the new ones. With `replay_void: N` a void game (a fault, with fault_result: void) is
+replaced by the game after the last planned one, up to N per variant; the void game stays in the
+records and out of the counts. `--variants` plays the games of the named variants only, so one
 variant of a long run can be finished first; the reports still show every variant's games so far.
 A folder whose games were played with another board, komi, seed or
 engine command is refused.
@@ -44,7 +46,7 @@ import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Iterator, Sequence
+from typing import Any, Callable, Iterable, Iterator, Sequence
 
 from tqdm import tqdm
 
@@ -236,15 +238,25 @@ class Run:
         if self.cfg.referee:
             self.info["referee"] = probe(self.cfg.referee, "referee", self.cfg)
 
-    def pending(self) -> list[GameTask]:
+    def planned_games(self, variant: str) -> int:
+        """The variant's game indices: `games`, and its void games replayed (see replay_void)."""
+        return self.cfg.planned_games(i for (v, i), r in self.records.items()
+                                      if v == variant and report.player_score(r) is None)
+
+    def task(self, variant: str, index: int) -> GameTask:
         cfg = self.cfg
-        return [GameTask(run=cfg.name, variant=v.name, index=i, seed=cfg.seed + i,
-                         board_size=cfg.board_size, komi=cfg.komi, handicap=cfg.handicap,
-                         move_limit=cfg.move_limit, swapped=cfg.swapped(i), player=v.player,
-                         opponent=cfg.opponent, referee=cfg.referee, fault_result=cfg.fault_result,
-                         time=cfg.time)
-                for i in range(cfg.games) for v in cfg.variants
-                if v.name in self.playing and (v.name, i) not in self.records]
+        player = next(v.player for v in cfg.variants if v.name == variant)
+        return GameTask(run=cfg.name, variant=variant, index=index, seed=cfg.seed + index,
+                        board_size=cfg.board_size, komi=cfg.komi, handicap=cfg.handicap,
+                        move_limit=cfg.move_limit, swapped=cfg.swapped(index), player=player,
+                        opponent=cfg.opponent, referee=cfg.referee, fault_result=cfg.fault_result,
+                        time=cfg.time)
+
+    def pending(self) -> list[GameTask]:
+        """The games still to play, in index order, the variants interleaved."""
+        planned = {v.name: self.planned_games(v.name) for v in self.cfg.variants if v.name in self.playing}
+        return [self.task(v, i) for i in range(max(planned.values())) for v in planned
+                if i < planned[v] and (v, i) not in self.records]
 
     def add(self, record: dict) -> None:
         """Keep a finished game: its SGF, then its line in games.jsonl (what resume trusts)."""
@@ -260,7 +272,8 @@ class Run:
         self.records[(record["variant"], record["game"])] = record
 
     def variant_records(self, name: str) -> list[dict]:
-        return [r for (v, i), r in sorted(self.records.items()) if v == name and i < self.cfg.games]
+        planned = self.planned_games(name)
+        return [r for (v, i), r in sorted(self.records.items()) if v == name and i < planned]
 
     def summaries(self) -> list[report.VariantSummary]:
         return [report.summarize(v.name, self.variant_records(v.name), v.playouts)
@@ -371,30 +384,36 @@ def _terminate_workers(executor: cf.ProcessPoolExecutor) -> None:
 
 
 def play(run: Run, executor: cf.Executor, progress: bool = True) -> int:
-    """Play the pending games of a run on the executor; returns the number of games that failed
-    in the harness itself (they are not recorded, so a resume plays them again)."""
+    """Play the pending games of a run on the executor, and the replays of the void games among
+    them; returns the number of games that failed in the harness itself (they are not recorded,
+    so a resume plays them again)."""
     tasks = run.pending()
     failed = 0
-    total = run.cfg.games * len(run.playing)
+    total = sum(run.planned_games(v) for v in run.playing)
     bar = tqdm(total=total, initial=total - len(tasks), desc=run.cfg.name, unit="game",
                disable=not progress, dynamic_ncols=True)
     fn = _play_in_pool if isinstance(executor, cf.ProcessPoolExecutor) else play_game
     futures = {executor.submit(fn, task): task for task in tasks}
     try:
         bar.set_postfix_str(run.score_line())
-        for future in cf.as_completed(futures):
-            task = futures[future]
-            try:
-                record = future.result()
-            except Exception as e:          # a harness error: report it, keep the other games going
-                failed += 1
-                tqdm.write(f"error: game {task.variant}-{task.index} failed in the harness: "
-                           f"{type(e).__name__}: {e}", file=sys.stderr)
-                continue
-            run.add(record)
-            bar.update(1)
-            bar.set_postfix_str(run.score_line())
-            run.write_reports(with_plot=False)
+        while futures:
+            done, _ = cf.wait(futures, return_when=cf.FIRST_COMPLETED)
+            for future in done:
+                task = futures.pop(future)
+                try:
+                    record = future.result()
+                except Exception as e:      # a harness error: report it, keep the other games going
+                    failed += 1
+                    tqdm.write(f"error: game {task.variant}-{task.index} failed in the harness: "
+                               f"{type(e).__name__}: {e}", file=sys.stderr)
+                    continue
+                run.add(record)
+                bar.update(1)
+                for replay in _replays(run, task.variant, futures.values()):
+                    futures[executor.submit(fn, replay)] = replay
+                    bar.total += 1
+                bar.set_postfix_str(run.score_line())
+                run.write_reports(with_plot=False)
     except BaseException:
         # A process pool whose workers are terminated fails its queued futures itself; cancelling
         # them first makes Python 3.11's pool thread die on InvalidStateError with a traceback.
@@ -405,6 +424,13 @@ def play(run: Run, executor: cf.Executor, progress: bool = True) -> int:
     finally:
         bar.close()
     return failed
+
+
+def _replays(run: Run, variant: str, running: Iterable[GameTask]) -> list[GameTask]:
+    """The games a void game of `variant` has added to its plan, beyond those running."""
+    busy = {(t.variant, t.index) for t in running}
+    return [run.task(variant, i) for i in range(run.planned_games(variant))
+            if (variant, i) not in run.records and (variant, i) not in busy]
 
 
 def run_match(cfg: MatchConfig, run_dir: Path, executor: cf.Executor | None = None, jobs: int | None = None,

@@ -14,6 +14,8 @@ max_moves: 0                # move limit; 0 means 3 * board_size**2
 seed: 1                     # game i gets seed + i, written wherever a command says {seed}
 jobs: 1                     # games played at once (--jobs overrides)
 fault_result: void          # a crash or hang: void (no result) or loss (the faulty engine loses)
+replay_void: 0              # void games played again under the next indices, at most this many per
+                            # variant, so that `games` games have a result
 time: {system: absolute, main: 20}   # optional: a timed game (bench.gameclock); null or absent: none
                             # {system: byoyomi, main: 5, period: 1, periods: 3}  Japanese byo-yomi
                             # {system: canadian, main: 300, period: 10, stones: 5}
@@ -43,7 +45,7 @@ import re
 import shlex
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterable
 
 import yaml
 
@@ -94,6 +96,7 @@ class MatchConfig:
     seed: int = 1
     jobs: int = 1
     fault_result: str = "void"
+    replay_void: int = 0         # void games replaced by new ones, at most, per variant
     referee: EngineSpec | None = None
     time: TimeSettings | None = None   # the clock of both sides; None: untimed
     source: str = ""             # the file it was read from
@@ -108,6 +111,18 @@ class MatchConfig:
     def move_limit(self) -> int:
         return self.max_moves or 3 * self.board_size * self.board_size
 
+    def planned_games(self, void_games: Iterable[int]) -> int:
+        """How many game indices a variant plays: `games`, and one more for each void game among
+        them, at most `replay_void` more. A void game stays in the records; the game after the last
+        planned one replaces it, with its own seed and colour."""
+        voids = list(void_games)
+        n = self.games
+        while True:
+            more = min(self.replay_void, sum(1 for i in voids if i < n))
+            if self.games + more == n:
+                return n
+            n = self.games + more
+
     def swapped(self, game: int) -> bool:
         """Whether the player takes White in this game (gogui-twogtp: odd games with -alternate)."""
         return self.alternate and game % 2 == 1
@@ -118,7 +133,7 @@ def _fill(text: str, seed: int, game: int) -> str:
 
 
 TOP_KEYS = {"name", "board_size", "komi", "games", "alternate", "handicap", "max_moves", "seed", "jobs",
-            "fault_result", "referee", "player", "opponent", "variants", "time"}
+            "fault_result", "replay_void", "referee", "player", "opponent", "variants", "time"}
 ENGINE_KEYS = {"command", "label", "setup", "timeout"}
 VARIANT_KEYS = {"name", "command", "args", "label", "setup", "timeout", "playouts"}
 
@@ -176,6 +191,7 @@ def parse_config(data: Any, default_name: str = "match", source: str = "") -> Ma
         seed=_int(data.get("seed", 1), "seed", 0),
         jobs=_int(data.get("jobs", 1), "jobs", 1),
         fault_result=fault_result,
+        replay_void=_int(data.get("replay_void", 0), "replay_void", 0),
         referee=None if referee is None else _engine(referee, "referee"),
         time=_time(data.get("time")),
         source=source, raw=data)

@@ -29,7 +29,7 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--fail", default="none")
     parser.add_argument("--at", type=int, default=1)
-    parser.add_argument("--game", type=int, default=None)
+    parser.add_argument("--game", type=int, nargs="+", default=None)
     parser.add_argument("--this-game", type=int, default=None)
     parser.add_argument("--moves", type=int, default=10**6)
     parser.add_argument("--score", default=None)
@@ -39,7 +39,7 @@ def main() -> None:
     parser.add_argument("--log", default=None)
     args = parser.parse_args()
     append_pid(args.pidfile)
-    armed = args.game is None or args.game == args.this_game
+    armed = args.game is None or args.this_game in args.game
     size = 19
     occupied: list[str] = []
     n_genmove = 0

@@ -149,6 +149,42 @@ def test_crash_hang_and_illegal_moves_are_recorded_and_the_run_goes_on(tmp_path)
     assert root.get("RE") == "Void" and "Fault: player crash" in root.get("C")
 
 
+def test_void_games_are_replayed_under_new_indices_up_to_replay_void(tmp_path):
+    # "once" crashes in game 1: game 3 replaces it. "often" crashes in games 0, 3 and 4: games 3 and 4
+    # replace games 0 and 3, and the third void is not replaced (replay_void: 2).
+    fake = f"{FAKE} --fail crash --at 2 --moves 3 --this-game {{game}}"
+    config = write_config(tmp_path, f"""
+        name: replays
+        board_size: 5
+        komi: 0.5
+        games: 3
+        replay_void: 2
+        referee: {REFEREE}
+        player: {fake}
+        opponent: {GNUGO}
+        variants:
+          - name: once
+            args: --game 1
+          - name: often
+            args: --game 0 3 4
+    """)
+    out = tmp_path / "run"
+    run, failed = run_match(load_config(config), out, jobs=2, progress=False)
+    assert failed == 0
+    played = {(r["variant"], r["game"]): r["result"] for r in records(out)}
+    assert sorted(played) == sorted([("once", i) for i in range(4)] + [("often", i) for i in range(5)])
+    void = sorted(k for k, result in played.items() if result == "Void")
+    assert void == [("often", 0), ("often", 3), ("often", 4), ("once", 1)]
+    summaries = {s.variant: s for s in run.summaries()}
+    assert (summaries["once"].games, summaries["once"].void) == (4, 1)
+    assert (summaries["often"].games, summaries["often"].void) == (5, 3)
+    assert summaries["once"].wins + summaries["once"].losses + summaries["once"].draws == 3
+    _, rows = read_dat(out / "once.dat")
+    assert len(rows) == 4
+    run_match(load_config(config), out, jobs=1, progress=False)       # a resume plays nothing more
+    assert len(records(out)) == 9
+
+
 def task(player, opponent=GNUGO, referee=REFEREE, **kw):
     spec = lambda c: EngineSpec(c, timeout=5) if c else None
     fields = dict(run="t", variant="v", index=0, seed=1, board_size=5, komi=0.5, handicap=0,

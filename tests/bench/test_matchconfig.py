@@ -72,6 +72,7 @@ def test_without_variants_the_player_is_the_one_variant():
     (base(handicap=1), "handicap"),
     (base(alternate="yes"), "alternate"),
     (base(fault_result="maybe"), "fault_result"),
+    (base(replay_void=-1), "replay_void"),
     (base(player={"command": GNUGO, "timeout": -1}), "player.timeout"),
     (base(player={"label": "x"}), "player.command"),
     (base(opponent=""), "opponent.command"),
@@ -94,6 +95,16 @@ def test_without_variants_the_player_is_the_one_variant():
 def test_a_bad_config_names_the_key(data, key):
     with pytest.raises(ConfigError, match=key.replace("[", r"\[").replace("]", r"\]")):
         parse_config(data)
+
+
+def test_void_games_add_games_to_the_plan_up_to_replay_void():
+    cfg = parse_config(base(games=4, replay_void=2))
+    assert cfg.planned_games([]) == 4
+    assert cfg.planned_games([1]) == 5
+    assert cfg.planned_games([1, 4]) == 6                  # the replacement of game 1 was void too
+    assert cfg.planned_games([1, 4, 5]) == 6               # at most replay_void more
+    assert cfg.planned_games([7]) == 4                     # a void game outside the plan adds none
+    assert parse_config(base(games=4)).planned_games([0, 1]) == 4   # replay_void: 0 (default) adds none
 
 
 def test_time_settings_are_read_for_each_system():
