@@ -64,6 +64,46 @@ def team_keys(levels: np.ndarray, parts: list[tuple[slice, np.ndarray]]) -> np.n
     return codes.view(np.dtype((np.void, codes.itemsize * len(parts)))).reshape(-1)
 
 
+class RowStore:
+    """Rows appended a few at a time into large blocks, taken out as one array. The blocks are big
+    enough to be the operating system's pages of their own, so that `take` hands each back as it copies
+    it out: the peak memory is the rows once and one block, not the rows twice."""
+
+    BLOCK_BYTES = 32 << 20
+
+    def __init__(self, n_columns: int, dtype):
+        self.n_columns, self.dtype = n_columns, np.dtype(dtype)
+        self.block_rows = max(1, self.BLOCK_BYTES // (self.dtype.itemsize * max(1, n_columns)))
+        self._blocks: list[np.ndarray] = []
+        self._used = 0                  # rows of the last block in use
+
+    def __len__(self) -> int:
+        return max(0, len(self._blocks) - 1) * self.block_rows + self._used
+
+    def append(self, rows: np.ndarray) -> None:
+        i = 0
+        while i < len(rows):
+            if not self._blocks or self._used == self.block_rows:
+                self._blocks.append(np.empty((self.block_rows, self.n_columns), dtype=self.dtype))
+                self._used = 0
+            n = min(len(rows) - i, self.block_rows - self._used)
+            self._blocks[-1][self._used:self._used + n] = rows[i:i + n]
+            self._used += n
+            i += n
+
+    def take(self) -> np.ndarray:
+        """Every row, in order, as one C-contiguous array; the store is empty afterwards."""
+        out = np.empty((len(self), self.n_columns), dtype=self.dtype)
+        t = 0
+        while self._blocks:
+            block = self._blocks.pop(0)
+            n = len(block) if self._blocks else self._used
+            out[t:t + n] = block[:n]
+            t += n
+        self._used = 0
+        return out
+
+
 class CompetitionBuilder:
     """Collects competitions one position at a time, merging identical teams within each."""
 
@@ -74,7 +114,7 @@ class CompetitionBuilder:
         if self.level_counts.max(initial=1) - 1 > np.iinfo(self.dtype).max:
             raise ValueError(f"levels up to {self.level_counts.max() - 1} do not fit in {self.dtype}")
         self._parts = radix_parts(self.level_counts)
-        self._levels: list[np.ndarray] = []
+        self._levels = RowStore(self.n_groups, self.dtype)
         self._mult: list[np.ndarray] = []
         self._sizes: list[int] = []
         self._winners: list[int] = []
@@ -90,26 +130,22 @@ class CompetitionBuilder:
             raise ValueError("a level is out of range for its group")
         _, first, inverse, counts = np.unique(team_keys(levels, self._parts), return_index=True,
                                               return_inverse=True, return_counts=True)
-        teams = levels[first]
-        self._levels.append(teams.astype(self.dtype, copy=False))
+        self._levels.append(levels[first])
         self._mult.append(counts.astype(np.int32))
         self._winners.append(int(inverse.reshape(-1)[winner]))
-        self._sizes.append(len(teams))
+        self._sizes.append(len(first))
         self._moves.append(move_number)
 
     def __len__(self) -> int:
         return len(self._winners)
 
     def build(self) -> Competitions:
+        """The competitions added so far; the builder gives up their rows (build once)."""
         sizes = np.asarray(self._sizes, dtype=np.int64)
         starts = np.zeros(len(sizes) + 1, dtype=np.int64)
         np.cumsum(sizes, out=starts[1:])
-        if self._levels:
-            levels = np.ascontiguousarray(np.concatenate(self._levels))
-            mult = np.concatenate(self._mult)
-        else:
-            levels = np.zeros((0, self.n_groups), dtype=self.dtype)
-            mult = np.zeros(0, dtype=np.int32)
+        levels = self._levels.take()
+        mult = np.concatenate(self._mult) if self._mult else np.zeros(0, dtype=np.int32)
         winners = starts[:-1] + np.asarray(self._winners, dtype=np.int64)
         return Competitions(levels, mult, starts, winners, np.asarray(self._moves, dtype=np.int32))
 

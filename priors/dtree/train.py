@@ -25,7 +25,7 @@ from priors.dtree._kernels import Forest
 from priors.dtree.model import DTreeHyperparameters, DTreePrior
 from priors.mm.train import sweep_recorder
 from priors.competitions import load_competitions, save_competitions
-from priors.extraction import TrainingData, split_dataset
+from priors.extraction import TrainingData, release_memory, split_dataset
 
 UNIT = "sweeps"
 
@@ -108,6 +108,8 @@ def tree_competitions(prior: DTreePrior, config, data: TrainingData, log) -> tup
 def fit(hyper: DTreeHyperparameters, data: TrainingData) -> tuple[DTreePrior, list[dict], dict]:
     """Grow, extract, then MM with a point per sweep; the model is the last sweep's."""
     config, log = data.config, (lambda text: print(text, file=sys.stderr))
+    data.comps = data.validation = None   # the shared competitions: dtree builds its own, with the tree columns
+    release_memory()
     prior = DTreePrior(hyper)
     if hyper.n_trees:
         grown_forest(prior, config, log)

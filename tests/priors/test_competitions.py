@@ -4,7 +4,7 @@ from collections import Counter
 import numpy as np
 import pytest
 
-from priors.competitions import CompetitionBuilder, radix_parts
+from priors.competitions import CompetitionBuilder, RowStore, radix_parts
 
 SMALL = [3, 4, 2]
 HUGE = [60000, 60000, 60000, 60000, 3]          # the levels' product overflows int64
@@ -38,3 +38,33 @@ def test_teams_that_differ_only_in_the_second_run_stay_apart():
     comps = builder.build()
     assert sorted(comps.mult.tolist()) == [1, 2]
     assert comps.levels[comps.winners[0]].tolist() == [5, 5, 5, 1, 2]
+
+
+@pytest.mark.parametrize("block_bytes", [6, 36, 1 << 20])        # 1 and 6 rows per block, and one block
+def test_rows_come_out_in_order_across_blocks(monkeypatch, block_bytes):
+    monkeypatch.setattr(RowStore, "BLOCK_BYTES", block_bytes)
+    rng = np.random.default_rng(3)
+    chunks = [rng.integers(0, 1000, size=(n, 3)) for n in (0, 1, 5, 6, 7, 13, 2)]
+    store = RowStore(3, np.uint16)
+    for chunk in chunks:
+        store.append(chunk)
+    assert len(store) == 34
+    rows = store.take()
+    assert rows.dtype == np.uint16 and rows.flags.c_contiguous
+    assert rows.tolist() == np.concatenate(chunks).tolist()
+    assert len(store) == 0 and store.take().shape == (0, 3)
+
+
+def test_competitions_spanning_blocks_keep_their_teams(monkeypatch):
+    monkeypatch.setattr(RowStore, "BLOCK_BYTES", 4 * 3 * 2)       # 4 teams of 3 uint16 levels per block
+    builder = CompetitionBuilder(SMALL)
+    positions = [np.array([[1, 2, 0], [0, 3, 1], [2, 0, 1]]), np.array([[1, 1, 1], [1, 1, 1]]),
+                 np.array([[0, 0, 0], [2, 3, 1], [1, 0, 0], [0, 1, 0]])]
+    for levels in positions:
+        builder.add(levels, winner=len(levels) - 1)
+    comps = builder.build()
+    assert comps.starts.tolist() == [0, 3, 4, 8] and comps.mult.tolist()[3] == 2
+    for j, levels in enumerate(positions):
+        teams = comps.levels[comps.starts[j]:comps.starts[j + 1]].tolist()
+        assert sorted(map(tuple, teams)) == sorted(set(map(tuple, levels.tolist())))
+        assert comps.levels[comps.winners[j]].tolist() == levels[-1].tolist()
