@@ -150,30 +150,45 @@ class CompetitionBuilder:
         return Competitions(levels, mult, starts, winners, np.asarray(self._moves, dtype=np.int32))
 
 
+class Joiner:
+    """Competition sets (e.g. the chunks of an extraction, as they arrive) joined into one. The teams
+    go into a RowStore as each set is added, so that the sets need not be kept until the end."""
+
+    def __init__(self):
+        self._levels: RowStore | None = None
+        self._mult: list[np.ndarray] = []
+        self._starts: list[np.ndarray] = [np.zeros(1, dtype=np.int64)]
+        self._winners: list[np.ndarray] = []
+        self._moves: list[np.ndarray] = []
+        self._teams = 0
+
+    def add(self, part: Competitions) -> None:
+        if self._levels is None:
+            self._levels = RowStore(part.n_groups, part.levels.dtype)
+        elif part.n_groups != self._levels.n_columns or part.levels.dtype != self._levels.dtype:
+            raise ValueError(f"cannot join competitions of {part.n_groups} {part.levels.dtype} groups to "
+                             f"{self._levels.n_columns} {self._levels.dtype} ones")
+        self._levels.append(part.levels)
+        self._mult.append(np.asarray(part.mult, dtype=np.int32))
+        self._starts.append(part.starts[1:] + self._teams)
+        self._winners.append(part.winners + self._teams)
+        self._moves.append(np.asarray(part.move_numbers, dtype=np.int32))
+        self._teams += len(part.levels)
+
+    def build(self) -> Competitions:
+        if self._levels is None:
+            raise ValueError("nothing to concatenate")
+        return Competitions(self._levels.take(), np.concatenate(self._mult), np.concatenate(self._starts),
+                            np.concatenate(self._winners), np.concatenate(self._moves))
+
+
 def concatenate(parts: list[Competitions]) -> Competitions:
-    """Join competition sets (e.g. built by several workers) into one. Empties `parts` as it copies,
-    so that the peak memory is the result plus one part."""
-    if not parts:
-        raise ValueError("nothing to concatenate")
-    dtype = np.result_type(*[p.levels.dtype for p in parts])
-    n_teams = sum(len(p.levels) for p in parts)
-    n_comps = sum(len(p) for p in parts)
-    levels = np.empty((n_teams, parts[0].n_groups), dtype=dtype)
-    mult = np.empty(n_teams, dtype=np.int32)
-    starts = np.zeros(n_comps + 1, dtype=np.int64)
-    winners = np.empty(n_comps, dtype=np.int64)
-    moves = np.empty(n_comps, dtype=np.int32)
-    t = j = 0
+    """Join competition sets into one. Empties `parts` as it copies, so that the peak memory is the
+    result plus one part."""
+    joiner = Joiner()
     while parts:
-        p = parts.pop(0)
-        levels[t:t + len(p.levels)] = p.levels
-        mult[t:t + len(p.levels)] = p.mult
-        starts[j + 1:j + len(p) + 1] = p.starts[1:] + t
-        winners[j:j + len(p)] = p.winners + t
-        moves[j:j + len(p)] = p.move_numbers
-        t += len(p.levels)
-        j += len(p)
-    return Competitions(levels, mult, starts, winners, moves)
+        joiner.add(parts.pop(0))
+    return joiner.build()
 
 
 def level_dtype(n_patterns: int):

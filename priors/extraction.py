@@ -17,7 +17,7 @@ from typing import Any, Callable, Iterator
 
 from tqdm import tqdm
 
-from priors.competitions import Competitions, build_competitions, concatenate, load_competitions, save_competitions
+from priors.competitions import Competitions, Joiner, build_competitions, load_competitions, save_competitions
 from priors.dataset import DatasetStats, GameDataset, ids_digest, scale_mixture
 from priors.patterns import PatternCounter, PatternSet, count_patterns, load_patterns, save_patterns
 from priors.trainconfig import DataConfig, TrainConfig, config_record
@@ -89,17 +89,20 @@ class ChunkStore:
 
 
 def run_chunks(executor: Executor | None, fn: Callable, games: Iterator, chunk: int, n_games: int,
-               desc: str, store: ChunkStore | None = None) -> list:
+               desc: str, store: ChunkStore | None = None, sink: Callable[[Any], None] | None = None) -> list:
     """Apply fn to chunks of games, in order, with a progress bar counting games; with a store, chunks
-    it holds are read back and the others saved as they finish."""
-    results = []
+    it holds are read back and the others saved as they finish. The results are returned in a list, or
+    with `sink` handed to it one by one, in order, and not kept."""
+    results: list = []
+    keep = sink if sink is not None else results.append
     with tqdm(total=n_games, desc=desc, unit="game", file=sys.stderr, dynamic_ncols=True) as bar:
         pending: list[tuple[int, int, Callable[[], Any]]] = []
 
         def collect(index: int, n: int, result: Callable[[], Any]) -> None:
-            results.append(result())
+            done = result()
             if store is not None:
-                store.save(index, results[-1])
+                store.save(index, done)
+            keep(done)
             bar.update(n)
 
         for index, part in enumerate(_chunks(games, chunk)):
@@ -194,6 +197,19 @@ def harvest_record(config: TrainConfig, scheduler: str = "", log=print) -> dict:
             "seconds": round(time.time() - started, 1), "peak_rss_mb": peak_rss_mb()}
 
 
+def compete(executor: Executor | None, fn: Callable, games: Iterator, chunk: int, n_games: int, desc: str,
+            store: ChunkStore | None) -> tuple[Competitions, dict]:
+    """`run_chunks` of a compete_chunk: the chunks' competitions joined as they arrive, and their stats."""
+    joiner, stats = Joiner(), []
+
+    def add(result: tuple[Competitions, dict]) -> None:
+        joiner.add(result[0])
+        stats.append(result[1])
+
+    run_chunks(executor, fn, games, chunk, n_games, desc, store, sink=add)
+    return joiner.build(), merge_stats(stats)
+
+
 def extract(config: TrainConfig, scheduler: str = "", log=print, resume: Path | None = None) -> TrainingData:
     """Harvest patterns, then build the training and validation competitions. With `resume`, a folder,
     the harvest and each finished chunk of games are kept there and reused by a rerun."""
@@ -219,23 +235,18 @@ def extract(config: TrainConfig, scheduler: str = "", log=print, resume: Path | 
             save_patterns(resume, patterns)
             (resume / "harvest.json").write_text(json.dumps(sizes))
 
-    parts = run_chunks(executor, partial(compete_chunk, config.data, "train", config.data.sample, patterns),
-                       train_ds.games(), config.chunk_games, len(ids), "features", stores["train"])
-    train_stats = merge_stats([s for _, s in parts])
+    comps, train_stats = compete(executor, partial(compete_chunk, config.data, "train", config.data.sample, patterns),
+                                 train_ds.games(), config.chunk_games, len(ids), "features", stores["train"])
     train_stats["training_data"] = selection
-    pieces = [c for c, _ in parts]
-    del parts                        # let concatenate free each piece once copied
-    comps = concatenate(pieces)
     release_memory()
 
     validation = None
     if config.validation.max_games > 0:
         val_ds = split_dataset(config.data, "validation", config.validation.sample, config.validation.max_games)
         n_val = len(val_ds.game_ids())
-        parts = run_chunks(executor, partial(compete_chunk, config.data, "validation",
-                                             config.validation.sample, patterns),
-                           val_ds.games(), config.chunk_games, n_val, "validation", stores["val"])
-        validation = concatenate([c for c, _ in parts])
+        validation, _ = compete(executor, partial(compete_chunk, config.data, "validation",
+                                                  config.validation.sample, patterns),
+                                val_ds.games(), config.chunk_games, n_val, "validation", stores["val"])
     if executor is not None:
         executor.shutdown()
     return TrainingData(comps, validation, patterns, train_stats)

@@ -4,7 +4,7 @@ from collections import Counter
 import numpy as np
 import pytest
 
-from priors.competitions import CompetitionBuilder, RowStore, radix_parts
+from priors.competitions import CompetitionBuilder, Joiner, RowStore, radix_parts
 
 SMALL = [3, 4, 2]
 HUGE = [60000, 60000, 60000, 60000, 3]          # the levels' product overflows int64
@@ -68,3 +68,38 @@ def test_competitions_spanning_blocks_keep_their_teams(monkeypatch):
         teams = comps.levels[comps.starts[j]:comps.starts[j + 1]].tolist()
         assert sorted(map(tuple, teams)) == sorted(set(map(tuple, levels.tolist())))
         assert comps.levels[comps.winners[j]].tolist() == levels[-1].tolist()
+
+
+def test_joined_sets_keep_every_competition_with_its_teams_and_winner(monkeypatch):
+    monkeypatch.setattr(RowStore, "BLOCK_BYTES", 5 * 3 * 2)       # 5 teams per block: sets span blocks
+    rng = np.random.default_rng(5)
+    parts, positions = [], []
+    for n_positions in (3, 1, 4):
+        builder = CompetitionBuilder(SMALL)
+        for _ in range(n_positions):
+            levels = np.stack([rng.integers(0, n, size=4) for n in SMALL], axis=1)
+            winner = int(rng.integers(0, 4))
+            builder.add(levels, winner, move_number=len(positions))
+            positions.append((levels, winner))
+        parts.append(builder.build())
+    joiner = Joiner()
+    for part in parts:
+        joiner.add(part)
+    comps = joiner.build()
+    assert len(comps) == 8 and comps.move_numbers.tolist() == list(range(8))
+    assert comps.starts[-1] == len(comps.levels) == len(comps.mult)
+    for j, (levels, winner) in enumerate(positions):
+        teams = comps.levels[comps.starts[j]:comps.starts[j + 1]].tolist()
+        assert sorted(map(tuple, teams)) == sorted(set(map(tuple, levels.tolist())))
+        assert comps.mult[comps.starts[j]:comps.starts[j + 1]].sum() == 4
+        assert comps.levels[comps.winners[j]].tolist() == levels[winner].tolist()
+
+
+def test_sets_of_other_level_types_are_not_joined():
+    small, wide = CompetitionBuilder(SMALL), CompetitionBuilder(SMALL, np.int32)
+    for builder in (small, wide):
+        builder.add(np.array([[1, 2, 0]]), 0)
+    joiner = Joiner()
+    joiner.add(small.build())
+    with pytest.raises(ValueError, match="cannot join"):
+        joiner.add(wide.build())
