@@ -29,14 +29,14 @@ from typing import Any
 import numpy as np
 import yaml
 
-from priors.competitions import Competitions, concatenate
+from priors.competitions import Competitions
 from priors.evaluate import N_PHASES, PHASE_MOVES, TOP_K
 from priors.fbt import train as fbt_train
 from priors.fbt.model import FBTPrior, score
 from priors.groups import group_offsets
 from priors.competitions import load_competitions, save_competitions
 from priors.datacache import cache_folder, training_data
-from priors.extraction import TrainingData, compete_chunk, run_chunks, split_dataset
+from priors.extraction import TrainingData, compete, compete_chunk, split_dataset
 from priors.trainconfig import TrainConfig, load_config
 
 
@@ -126,9 +126,8 @@ def test_competitions(config: TrainConfig, data: TrainingData, sample: float, ar
     n_games = len(ds.game_ids())
     log(f"test competitions: {n_games} games of the test split of {', '.join(test_data.archives)}, "
         f"positions sampled at {sample:g}")
-    parts = run_chunks(None, lambda games: compete_chunk(test_data, "test", sample, data.patterns, games),
-                       ds.games(), config.chunk_games, n_games, "test")
-    comps = concatenate([c for c, _ in parts])
+    comps, _ = compete(None, lambda games: compete_chunk(test_data, "test", sample, data.patterns, games),
+                       ds.games(), config.chunk_games, n_games, "test", None)
     save_competitions(folder, prefix, comps)
     return comps
 

@@ -47,7 +47,7 @@ from typing import Any
 import numpy as np
 
 from bench import report
-from bench.match import RunError, parse_run_arguments, read_records, run_arguments, run_match
+from bench.match import RunError, parse_run_arguments, planned_games, read_records, run_arguments, run_match
 from bench.matchconfig import NAME_RE, ConfigError, MatchConfig, load_yaml_config, parse_config
 from bench.ratings import Ratings, fit
 from bench.records import results_folder
@@ -195,7 +195,7 @@ def points_table(cfg: LeagueConfig, run_dir: Path) -> tuple[np.ndarray, np.ndarr
     for pair in cfg.pairs:
         i, j = names.index(pair.player), names.index(pair.opponent)
         records = read_records(_pair_dir(run_dir, pair) / "games.jsonl").values()
-        planned = pair.match.planned_games(r["game"] for r in records if report.player_score(r) is None)
+        planned = planned_games(pair.match, records)
         for record in records:
             score = report.player_score(record)
             if score is None or record["game"] >= planned:

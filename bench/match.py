@@ -195,6 +195,12 @@ def read_records(path: Path) -> dict[tuple[str, int], dict]:
     return records
 
 
+def planned_games(cfg: MatchConfig, records: Iterable[dict]) -> int:
+    """The game indices one variant plays, given its records: `games`, and its void games replayed
+    (see replay_void); records at higher indices do not count."""
+    return cfg.planned_games(r["game"] for r in records if report.player_score(r) is None)
+
+
 class Run:
     """One match run: its folder, its records and its reports."""
 
@@ -239,9 +245,7 @@ class Run:
             self.info["referee"] = probe(self.cfg.referee, "referee", self.cfg)
 
     def planned_games(self, variant: str) -> int:
-        """The variant's game indices: `games`, and its void games replayed (see replay_void)."""
-        return self.cfg.planned_games(i for (v, i), r in self.records.items()
-                                      if v == variant and report.player_score(r) is None)
+        return planned_games(self.cfg, (r for (v, _), r in self.records.items() if v == variant))
 
     def task(self, variant: str, index: int) -> GameTask:
         cfg = self.cfg

@@ -115,13 +115,12 @@ class MatchConfig:
         """How many game indices a variant plays: `games`, and one more for each void game among
         them, at most `replay_void` more. A void game stays in the records; the game after the last
         planned one replaces it, with its own seed and colour."""
-        voids = list(void_games)
         n = self.games
-        while True:
-            more = min(self.replay_void, sum(1 for i in voids if i < n))
-            if self.games + more == n:
-                return n
-            n = self.games + more
+        for i in sorted(void_games):
+            if i >= n or n == self.games + self.replay_void:
+                break
+            n += 1
+        return n
 
     def swapped(self, game: int) -> bool:
         """Whether the player takes White in this game (gogui-twogtp: odd games with -alternate)."""
