@@ -157,9 +157,9 @@ def load_file(path: str | Path) -> tuple[Prior, dict[str, Any]]:
 
 
 def resolve_model_path(model: str | Path) -> Path:
-    """A relative path is taken from the working directory, else from the project folder, so
-    that presets naming `priors/models/mm.npz` work wherever the engine is started."""
-    path = Path(model)
+    """`~` is the user's home. A relative path is taken from the working directory, else from the
+    project folder, so that presets naming `priors/models/mm.npz` work wherever the engine is started."""
+    path = Path(model).expanduser()
     if path.is_absolute() or path.exists():
         return path
     shipped = Path(__file__).resolve().parent.parent / path

@@ -46,3 +46,4 @@ def test_shipped_model_path_resolves_from_anywhere(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     assert resolve_model_path("priors/models/mm.npz").is_file()
     assert resolve_model_path("no/such/model.npz") == Path("no/such/model.npz")
+    assert resolve_model_path("~/models/fbt.npz") == Path.home() / "models" / "fbt.npz"
