@@ -166,6 +166,17 @@ class TrainingData:
     config: Any = None           # the run's TrainConfig, for trainers that also read games (dtree)
 
 
+def training_selection(config: TrainConfig, train_ds: GameDataset, log=print) -> dict:
+    """What the model file records of its training games: the archives, the games per archive, a digest."""
+    ids = train_ds.game_ids()
+    selection = {"archives": list(config.data.archives), "games": train_ds.mixture(),
+                 "games_digest": ids_digest(ids)}
+    log(f"training games: {len(ids)} of the train split of {', '.join(config.data.archives)} "
+        f"({', '.join(f'{name} {n}' for name, n in selection['games'].items())}; "
+        f"digest {selection['games_digest']})")
+    return selection
+
+
 def harvest_patterns(config: TrainConfig, executor: Executor | None, train_ds: GameDataset,
                      log=print) -> tuple[PatternSet, dict]:
     """The patterns seen at least `patterns.min_count` times at the training games' counted moves, and
@@ -217,11 +228,7 @@ def extract(config: TrainConfig, scheduler: str = "", log=print, resume: Path | 
     stores = {phase: ChunkStore(resume, phase) if resume is not None else None for phase in ("train", "val")}
     train_ds = split_dataset(config.data, "train", config.data.sample, config.data.max_games)
     ids = train_ds.game_ids()
-    selection = {"archives": list(config.data.archives), "games": train_ds.mixture(),
-                 "games_digest": ids_digest(ids)}
-    log(f"training games: {len(ids)} of the train split of {', '.join(config.data.archives)} "
-        f"({', '.join(f'{name} {n}' for name, n in selection['games'].items())}; "
-        f"digest {selection['games_digest']})")
+    selection = training_selection(config, train_ds, log)
 
     patterns = None
     if resume is not None and (resume / "harvest.json").exists():

@@ -3,9 +3,11 @@ fit the gammas by MM; a progress bar per stage and one curve point per MM sweep.
 
 The trees grow from `growth_games` training games (a seeded choice of their own, `data.seed + 1`),
 reading every position; the gammas are fitted on the config's `data` games and scored on its
-`validation` games. Each finished stage (the trees, then the competitions) is kept under `cache_dir`
-(see `stage_path`), so that a rerun resumes after the last finished stage and the feature sets of one
-forest (`dtree.groups`) share both.
+`validation` games. Only the large patterns come from the shared extraction (`training_data`): the
+competitions are dtree's own, with the tree columns, so the shared ones are never built. Each finished
+stage (the patterns, the trees, then the competitions) is kept under `cache_dir` (see `stage_path`), so
+that a rerun resumes after the last finished stage and the feature sets of one forest (`dtree.groups`)
+share them.
 """
 from __future__ import annotations
 
@@ -20,12 +22,13 @@ import numpy as np
 from tqdm import tqdm
 
 from priors import features
-from priors.competitions import Competitions
+from priors.competitions import Competitions, load_competitions, save_competitions
 from priors.dtree._kernels import Forest
 from priors.dtree.model import DTreeHyperparameters, DTreePrior
+from priors.extraction import (TrainingData, harvest_patterns, make_executor, split_dataset,
+                               training_selection)
 from priors.mm.train import sweep_recorder
-from priors.competitions import load_competitions, save_competitions
-from priors.extraction import TrainingData, release_memory, split_dataset
+from priors.patterns import load_patterns, save_patterns
 
 UNIT = "sweeps"
 
@@ -44,11 +47,37 @@ def stage_path(config, hyper: DTreeHyperparameters, stage: str) -> Path:
     what it depends on. The trees depend on the growth settings and the data; the competitions also on
     the pattern and validation settings, not on the feature set fitted, so every set shares them."""
     what = {"growth": {k: getattr(hyper, k) for k in GROWTH_FIELDS}, "data": asdict(config.data)}
+    if stage == "patterns":
+        what = {"data": asdict(config.data), "patterns": asdict(config.patterns)}
     if stage == "comps":
         what.update(patterns=asdict(config.patterns), validation=asdict(config.validation))
     digest = hashlib.sha256(json.dumps(what, sort_keys=True, default=list).encode()).hexdigest()[:16]
     folder = Path(config.cache_dir).expanduser() if config.cache_dir else Path(config.output).parent
     return folder / f"dtree-{stage}-{digest}"
+
+
+def training_data(config, scheduler: str = "", log=print) -> TrainingData:
+    """The large patterns of the training games and what the model file records of those games; no
+    competitions (`fit` builds its own)."""
+    folder = stage_path(config, config.hyper, "patterns")
+    if (folder / "selection.json").exists():
+        log(f"patterns read from {folder}")
+        patterns = load_patterns(folder) if (folder / "patterns_keys.npy").exists() else None
+        selection = json.loads((folder / "selection.json").read_text())
+    else:
+        train = split_dataset(config.data, "train", config.data.sample, config.data.max_games)
+        selection, patterns = training_selection(config, train, log), None
+        if config.patterns.min_count > 0:
+            executor = make_executor(config, scheduler)
+            patterns, sizes = harvest_patterns(config, executor, train, log)
+            selection.update(sizes)
+            if executor is not None:
+                executor.shutdown()
+        folder.mkdir(parents=True, exist_ok=True)
+        if patterns is not None:
+            save_patterns(folder, patterns)
+        (folder / "selection.json").write_text(json.dumps(selection))
+    return TrainingData(None, None, patterns, {"training_data": selection}, config)
 
 
 def grown_forest(prior: DTreePrior, config, log) -> None:
@@ -101,6 +130,8 @@ def tree_competitions(prior: DTreePrior, config, data: TrainingData, log) -> tup
     save_competitions(folder, "train", comps)
     if validation is not None:
         save_competitions(folder, "val", validation)
+    stats = {"games": train.stats.games, "positions": train.stats.positions, "skipped": dict(train.stats.skipped)}
+    (folder / "stats.json").write_text(json.dumps(stats))
     (folder / "done").write_text(json.dumps(prior.info_["competition_seconds"]))
     return comps, validation
 
@@ -108,12 +139,13 @@ def tree_competitions(prior: DTreePrior, config, data: TrainingData, log) -> tup
 def fit(hyper: DTreeHyperparameters, data: TrainingData) -> tuple[DTreePrior, list[dict], dict]:
     """Grow, extract, then MM with a point per sweep; the model is the last sweep's."""
     config, log = data.config, (lambda text: print(text, file=sys.stderr))
-    data.comps = data.validation = None   # the shared competitions: dtree builds its own, with the tree columns
-    release_memory()
     prior = DTreePrior(hyper)
     if hyper.n_trees:
         grown_forest(prior, config, log)
     comps, validation = tree_competitions(prior, config, data, log)
+    stats = stage_path(config, hyper, "comps") / "stats.json"
+    if stats.exists():                    # competitions built before their games' counts were kept have none
+        data.stats.update(json.loads(stats.read_text()))
     log(f"dtree competitions: {len(comps)} ({comps.nbytes() / 1e6:.0f} MB)")
     curve: list[dict] = []
     bar = tqdm(total=hyper.n_iterations, desc="MM", unit="sweep", file=sys.stderr, dynamic_ncols=True)

@@ -173,3 +173,23 @@ def test_harvest_only_records_the_pattern_counts(tmp_path, data_dir):
     assert at_least["2"] == sum(harvest["patterns_by_size"].values())    # min_count 2 keeps those seen twice
     assert list(at_least.values()) == sorted(at_least.values(), reverse=True)
     assert harvest["command"].endswith(str(record)) and harvest["peak_rss_mb"] > 0
+
+
+def test_dtree_trains_from_the_patterns_alone_and_resumes_from_its_stages(tmp_path, data_dir, capsys):
+    from priors.dtree import DTreePrior
+    config = write_config(tmp_path, data_dir, model="dtree", cache_dir=tmp_path / "cache")
+    settings = ["--set", "dtree.n_trees=2", "--set", "dtree.growth_games=10", "--set", "dtree.split_descents=10",
+                "--set", "dtree.n_iterations=3", "--set", "dtree.groups=[tactical, patterns, trees]"]
+    assert train.main([str(config), *settings, "--output", str(tmp_path / "dtree.npz")]) == 0
+    first = capsys.readouterr()
+    assert "training competitions" not in first.out         # the shared competitions are never built
+    prior = DTreePrior.load(tmp_path / "dtree.npz")
+    assert prior.info_["training_data"]["games"] == {"tiny.tar.xz": prior.info_["train_games"]["games"]}
+    assert prior.info_["train_games"]["positions"] > 0 and prior.info_["n_patterns"] > 0
+    assert "val_top1" in prior.info_["validation"]
+    # A second feature set reads every stage back.
+    assert train.main([str(config), *settings[:-2], "--set", "dtree.groups=[tactical, trees]",
+                       "--output", str(tmp_path / "t-dt.npz")]) == 0
+    second = capsys.readouterr()
+    assert all(f"{stage} read from" in second.out + second.err for stage in ("patterns", "forest", "competitions"))
+    assert DTreePrior.load(tmp_path / "t-dt.npz").info_["train_games"] == prior.info_["train_games"]
