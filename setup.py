@@ -17,7 +17,10 @@ DIRECTIVES = {
     "initializedcheck": False,
     "embedsignature": True,
 }
-FLAGS = ["-O3", "-march=native", "-fno-strict-aliasing", "-Wno-unused-function", "-Wno-unreachable-code"]
+# TESUJI_OPT=-O0 builds without optimisation in a third of the time, for builds that check the packaging
+# (tests/test_install.py), not the speed.
+FLAGS = [os.environ.get("TESUJI_OPT", "-O3"), "-march=native", "-fno-strict-aliasing", "-Wno-unused-function",
+         "-Wno-unreachable-code"]
 
 
 def extensions():

@@ -21,9 +21,10 @@ pytestmark = [
 ]
 
 
-def run(*args, cwd: Path, stdin: str = "", timeout: float = 1800) -> str:
+def run(*args, cwd: Path, stdin: str = "", timeout: float = 1800, **env: str) -> str:
+    environment = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"} | env
     result = subprocess.run([str(a) for a in args], cwd=cwd, input=stdin, capture_output=True, text=True,
-                            timeout=timeout, env={k: v for k, v in os.environ.items() if k != "PYTHONPATH"})
+                            timeout=timeout, env=environment)
     assert result.returncode == 0, f"{args}: {result.stderr[-3000:]}"
     return result.stdout
 
@@ -34,7 +35,9 @@ def tesuji(tmp_path_factory) -> Path:
     tmp = tmp_path_factory.mktemp("install")
     source = tmp / "tesuji"
     shutil.copytree(ROOT, source, ignore=NOT_SHIPPED)
-    run(sys.executable, "-m", "pip", "wheel", "--no-deps", "--wheel-dir", tmp / "dist", source, cwd=tmp)
+    # Unoptimised: these tests check what the wheel holds and that it runs, not its speed.
+    run(sys.executable, "-m", "pip", "wheel", "--no-deps", "--wheel-dir", tmp / "dist", source, cwd=tmp,
+        TESUJI_OPT="-O0")
     venv = tmp / "venv"
     run(sys.executable, "-m", "venv", venv, cwd=tmp)
     run(venv / "bin" / "python", "-m", "pip", "install", "--quiet", *(tmp / "dist").glob("tesuji-*.whl"), cwd=tmp)
