@@ -194,6 +194,24 @@ def harvest_patterns(config: TrainConfig, executor: Executor | None, train_ds: G
     return patterns, sizes
 
 
+def kept_harvest(config: TrainConfig, executor: Executor | None, train_ds: GameDataset, folder: Path | None,
+                 log=print) -> tuple[PatternSet | None, dict]:
+    """`harvest_patterns`, kept in `folder` (when given) and read back from there by a rerun; no
+    patterns where `patterns.min_count` is 0."""
+    if folder is not None and (folder / "harvest.json").exists():
+        patterns = load_patterns(folder)
+        log(f"patterns: {len(patterns)} read back from {folder}")
+        return patterns, json.loads((folder / "harvest.json").read_text())
+    if config.patterns.min_count <= 0:
+        return None, {}
+    patterns, sizes = harvest_patterns(config, executor, train_ds, log)
+    if folder is not None:
+        folder.mkdir(parents=True, exist_ok=True)
+        save_patterns(folder, patterns)
+        (folder / "harvest.json").write_text(json.dumps(sizes))
+    return patterns, sizes
+
+
 def harvest_record(config: TrainConfig, scheduler: str = "", log=print) -> dict:
     """A harvest alone (no features, no fit): its games, sizes, time and peak memory, as a JSON record."""
     started = time.time()
@@ -230,17 +248,8 @@ def extract(config: TrainConfig, scheduler: str = "", log=print, resume: Path | 
     ids = train_ds.game_ids()
     selection = training_selection(config, train_ds, log)
 
-    patterns = None
-    if resume is not None and (resume / "harvest.json").exists():
-        patterns = load_patterns(resume)
-        selection.update(json.loads((resume / "harvest.json").read_text()))
-        log(f"patterns: {len(patterns)} read back from {resume}")
-    elif config.patterns.min_count > 0:
-        patterns, sizes = harvest_patterns(config, executor, train_ds, log)
-        selection.update(sizes)
-        if resume is not None:
-            save_patterns(resume, patterns)
-            (resume / "harvest.json").write_text(json.dumps(sizes))
+    patterns, sizes = kept_harvest(config, executor, train_ds, resume, log)
+    selection.update(sizes)
 
     comps, train_stats = compete(executor, partial(compete_chunk, config.data, "train", config.data.sample, patterns),
                                  train_ds.games(), config.chunk_games, len(ids), "features", stores["train"])

@@ -25,10 +25,8 @@ from priors import features
 from priors.competitions import Competitions, load_competitions, save_competitions
 from priors.dtree._kernels import Forest
 from priors.dtree.model import DTreeHyperparameters, DTreePrior
-from priors.extraction import (TrainingData, harvest_patterns, make_executor, split_dataset,
-                               training_selection)
+from priors.extraction import TrainingData, kept_harvest, make_executor, split_dataset, training_selection
 from priors.mm.train import sweep_recorder
-from priors.patterns import load_patterns, save_patterns
 
 UNIT = "sweeps"
 
@@ -47,9 +45,9 @@ def stage_path(config, hyper: DTreeHyperparameters, stage: str) -> Path:
     what it depends on. The trees depend on the growth settings and the data; the competitions also on
     the pattern and validation settings, not on the feature set fitted, so every set shares them."""
     what = {"growth": {k: getattr(hyper, k) for k in GROWTH_FIELDS}, "data": asdict(config.data)}
-    if stage == "patterns":
+    if stage == "patterns":                # the harvest: the data and the pattern settings alone
         what = {"data": asdict(config.data), "patterns": asdict(config.patterns)}
-    if stage == "comps":
+    elif stage == "comps":
         what.update(patterns=asdict(config.patterns), validation=asdict(config.validation))
     digest = hashlib.sha256(json.dumps(what, sort_keys=True, default=list).encode()).hexdigest()[:16]
     folder = Path(config.cache_dir).expanduser() if config.cache_dir else Path(config.output).parent
@@ -59,25 +57,13 @@ def stage_path(config, hyper: DTreeHyperparameters, stage: str) -> Path:
 def training_data(config, scheduler: str = "", log=print) -> TrainingData:
     """The large patterns of the training games and what the model file records of those games; no
     competitions (`fit` builds its own)."""
-    folder = stage_path(config, config.hyper, "patterns")
-    if (folder / "selection.json").exists():
-        log(f"patterns read from {folder}")
-        patterns = load_patterns(folder) if (folder / "patterns_keys.npy").exists() else None
-        selection = json.loads((folder / "selection.json").read_text())
-    else:
-        train = split_dataset(config.data, "train", config.data.sample, config.data.max_games)
-        selection, patterns = training_selection(config, train, log), None
-        if config.patterns.min_count > 0:
-            executor = make_executor(config, scheduler)
-            patterns, sizes = harvest_patterns(config, executor, train, log)
-            selection.update(sizes)
-            if executor is not None:
-                executor.shutdown()
-        folder.mkdir(parents=True, exist_ok=True)
-        if patterns is not None:
-            save_patterns(folder, patterns)
-        (folder / "selection.json").write_text(json.dumps(selection))
-    return TrainingData(None, None, patterns, {"training_data": selection}, config)
+    train = split_dataset(config.data, "train", config.data.sample, config.data.max_games)
+    selection = training_selection(config, train, log)
+    executor = make_executor(config, scheduler)
+    patterns, sizes = kept_harvest(config, executor, train, stage_path(config, config.hyper, "patterns"), log)
+    if executor is not None:
+        executor.shutdown()
+    return TrainingData(None, None, patterns, {"training_data": {**selection, **sizes}}, config)
 
 
 def grown_forest(prior: DTreePrior, config, log) -> None:
@@ -108,12 +94,15 @@ def grown_forest(prior: DTreePrior, config, log) -> None:
         f"in {prior.info_['growth']['seconds']} s; kept in {path}")
 
 
-def tree_competitions(prior: DTreePrior, config, data: TrainingData, log) -> tuple[Competitions, Competitions | None]:
-    """Training and validation competitions with the tree columns, or read back from `<output>.comps/`."""
+def tree_competitions(prior: DTreePrior, config, data: TrainingData,
+                      log) -> tuple[Competitions, Competitions | None, dict]:
+    """Training and validation competitions with the tree columns and the training games' counts, or
+    read back from their stage folder (folders written before the counts were kept have none)."""
     folder = stage_path(config, prior.hyper, "comps")
     if (folder / "done").exists():
         log(f"competitions read from {folder}")
-        return load_competitions(folder, "train"), load_competitions(folder, "val")
+        stats = json.loads((folder / "stats.json").read_text()) if (folder / "stats.json").exists() else {}
+        return load_competitions(folder, "train"), load_competitions(folder, "val"), stats
     started = time.time()
     train = split_dataset(config.data, "train", config.data.sample, config.data.max_games)
     with tqdm(total=len(train.game_ids()), desc="features", unit="game", file=sys.stderr,
@@ -133,7 +122,7 @@ def tree_competitions(prior: DTreePrior, config, data: TrainingData, log) -> tup
     stats = {"games": train.stats.games, "positions": train.stats.positions, "skipped": dict(train.stats.skipped)}
     (folder / "stats.json").write_text(json.dumps(stats))
     (folder / "done").write_text(json.dumps(prior.info_["competition_seconds"]))
-    return comps, validation
+    return comps, validation, stats
 
 
 def fit(hyper: DTreeHyperparameters, data: TrainingData) -> tuple[DTreePrior, list[dict], dict]:
@@ -142,10 +131,8 @@ def fit(hyper: DTreeHyperparameters, data: TrainingData) -> tuple[DTreePrior, li
     prior = DTreePrior(hyper)
     if hyper.n_trees:
         grown_forest(prior, config, log)
-    comps, validation = tree_competitions(prior, config, data, log)
-    stats = stage_path(config, hyper, "comps") / "stats.json"
-    if stats.exists():                    # competitions built before their games' counts were kept have none
-        data.stats.update(json.loads(stats.read_text()))
+    comps, validation, stats = tree_competitions(prior, config, data, log)
+    data.stats.update(stats)
     log(f"dtree competitions: {len(comps)} ({comps.nbytes() / 1e6:.0f} MB)")
     curve: list[dict] = []
     bar = tqdm(total=hyper.n_iterations, desc="MM", unit="sweep", file=sys.stderr, dynamic_ncols=True)
