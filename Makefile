@@ -55,7 +55,7 @@ train: install
 	$(PYTHON) -m priors.train configs/train-mm.yaml
 
 train-fbt: install
-	$(PYTHON) -m priors.train configs/train-fbt.yaml
+	$(PYTHON) -m priors.train configs/train-fbt-pro.yaml
 
 bench-predict: install
 	$(PYTHON) -m priors.evaluate priors/models/mm.npz --data $(DATA) --name mm

@@ -430,7 +430,7 @@ def test_inconsistent_files_are_rejected(fitted, tmp_path):
 
 # --- model files of the 12-group feature set -------------------------------------------------------
 
-SHIPPED = Path(__file__).resolve().parents[2] / "priors" / "models" / "fbt.npz"
+KGS_MODEL = Path(__file__).resolve().parents[2] / "priors" / "models" / "fbt-kgs.npz"   # 12 groups
 LEGACY = len(features.LEGACY_GROUPS)
 
 
@@ -441,9 +441,9 @@ def energies(prior, levels, groups):
     return out
 
 
-@pytest.mark.skipif(not SHIPPED.exists(), reason="the shipped model priors/models/fbt.npz is absent")
-def test_the_shipped_model_scores_do_not_depend_on_the_new_groups():
-    prior = FBTPrior.load(SHIPPED)
+@pytest.mark.skipif(not KGS_MODEL.exists(), reason="the model priors/models/fbt-kgs.npz is absent")
+def test_the_12_group_kgs_model_scores_do_not_depend_on_the_new_groups():
+    prior = FBTPrior.load(KGS_MODEL)
     assert set(prior.hyper.groups) <= set(features.LEGACY_GROUPS)
     assert np.array_equal(prior.level_counts_, features.level_counts(len(prior.patterns_)))
     first_new = prior._offsets[LEGACY]
