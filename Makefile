@@ -52,7 +52,7 @@ clean:
 
 # Learned priors: train the MM model and measure move prediction on unseen games.
 train: install
-	$(PYTHON) -m priors.train configs/train-mm.yaml
+	$(PYTHON) -m priors.train configs/train-mm-pro.yaml
 
 train-fbt: install
 	$(PYTHON) -m priors.train configs/train-fbt-pro.yaml

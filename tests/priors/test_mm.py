@@ -145,13 +145,13 @@ def test_competitions_from_positions_skip_nothing_legal():
 
 # --- model files of the 12-group feature set -------------------------------------------------------
 
-SHIPPED = Path(__file__).resolve().parents[2] / "priors" / "models" / "mm.npz"
+KGS_MODEL = Path(__file__).resolve().parents[2] / "priors" / "models" / "mm-kgs.npz"   # 12 groups
 LEGACY = len(features.LEGACY_GROUPS)
 
 
-@pytest.mark.skipif(not SHIPPED.exists(), reason="the shipped model priors/models/mm.npz is absent")
-def test_the_shipped_model_scores_do_not_depend_on_the_new_groups():
-    prior = MMPrior.load(SHIPPED)
+@pytest.mark.skipif(not KGS_MODEL.exists(), reason="the model priors/models/mm-kgs.npz is absent")
+def test_the_12_group_kgs_model_scores_do_not_depend_on_the_new_groups():
+    prior = MMPrior.load(KGS_MODEL)
     assert set(prior.hyper.groups) <= set(features.LEGACY_GROUPS)
     assert np.all(prior.gammas_[prior._offsets[LEGACY]:] == 1.0)
     board = opening_board()
