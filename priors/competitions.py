@@ -4,11 +4,13 @@ One position is one competition. Each candidate move (every legal point, and pas
 level per feature group, level 0 meaning "no level of this group applies" (its gamma is fixed at 1).
 Identical teams of one competition are stored once with a multiplicity, which keeps the whole training
 set in memory (Coulom's MM and its users hold every competition in RAM). The expert move's team is the
-winner.
+winner. A set larger than memory is joined into a .npy file instead and read memory-mapped.
 """
 from __future__ import annotations
 
+import struct
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Iterable, Sequence
 
@@ -104,6 +106,40 @@ class RowStore:
         return out
 
 
+class NpyAppender:
+    """Rows appended to a .npy file as they arrive: a RowStore on disk, for a training set larger than
+    memory. The header has a fixed size, so `take` can write the final shape into it; it then maps the
+    file back read-only, and the page cache holds as much of it as fits."""
+
+    HEADER_BYTES = 128
+
+    def __init__(self, path: Path, n_columns: int, dtype):
+        self.path, self.n_columns, self.dtype = Path(path), n_columns, np.dtype(dtype)
+        self._rows = 0
+        self._file = open(self.path, "wb")
+        self._file.write(self._header())
+
+    def _header(self) -> bytes:
+        fields = repr({"descr": np.lib.format.dtype_to_descr(self.dtype), "fortran_order": False,
+                       "shape": (self._rows, self.n_columns)}).encode("latin1")
+        size = self.HEADER_BYTES - 10                     # after the magic string, version and length
+        return np.lib.format.magic(1, 0) + struct.pack("<H", size) + fields.ljust(size - 1) + b"\n"
+
+    def __len__(self) -> int:
+        return self._rows
+
+    def append(self, rows: np.ndarray) -> None:
+        self._file.write(np.ascontiguousarray(rows, dtype=self.dtype).tobytes())
+        self._rows += len(rows)
+
+    def take(self) -> np.ndarray:
+        """Every row, in order, mapped from the finished file."""
+        self._file.seek(0)
+        self._file.write(self._header())
+        self._file.close()
+        return np.load(self.path, mmap_mode="r", allow_pickle=False)
+
+
 class CompetitionBuilder:
     """Collects competitions one position at a time, merging identical teams within each."""
 
@@ -152,10 +188,12 @@ class CompetitionBuilder:
 
 class Joiner:
     """Competition sets (e.g. the chunks of an extraction, as they arrive) joined into one. The teams
-    go into a RowStore as each set is added, so that the sets need not be kept until the end."""
+    go into a RowStore as each set is added, so that the sets need not be kept until the end; with
+    `spill`, a file, into an NpyAppender there, and the joined levels are that file mapped read-only."""
 
-    def __init__(self):
-        self._levels: RowStore | None = None
+    def __init__(self, spill: Path | None = None):
+        self._spill = spill
+        self._levels: RowStore | NpyAppender | None = None
         self._mult: list[np.ndarray] = []
         self._starts: list[np.ndarray] = [np.zeros(1, dtype=np.int64)]
         self._winners: list[np.ndarray] = []
@@ -164,7 +202,8 @@ class Joiner:
 
     def add(self, part: Competitions) -> None:
         if self._levels is None:
-            self._levels = RowStore(part.n_groups, part.levels.dtype)
+            store = RowStore if self._spill is None else partial(NpyAppender, self._spill)
+            self._levels = store(n_columns=part.n_groups, dtype=part.levels.dtype)
         elif part.n_groups != self._levels.n_columns or part.levels.dtype != self._levels.dtype:
             raise ValueError(f"cannot join competitions of {part.n_groups} {part.levels.dtype} groups to "
                              f"{self._levels.n_columns} {self._levels.dtype} ones")
@@ -231,12 +270,17 @@ FIELDS = ("levels", "mult", "starts", "winners", "move_numbers")
 
 
 def save_competitions(folder: Path, prefix: str, comps: Competitions) -> None:
+    """One .npy per array; an array mapped from its own file there (a spilled join) is already written."""
     for name in FIELDS:
-        np.save(folder / f"{prefix}_{name}.npy", getattr(comps, name))
+        path, array = folder / f"{prefix}_{name}.npy", getattr(comps, name)
+        if not (isinstance(array, np.memmap) and Path(array.filename).resolve() == path.resolve()):
+            np.save(path, array)
 
 
-def load_competitions(folder: Path, prefix: str) -> Competitions | None:
-    """Competitions saved under `prefix` in `folder`, or None when there are none."""
+def load_competitions(folder: Path, prefix: str, mmap: bool = False) -> Competitions | None:
+    """Competitions saved under `prefix` in `folder`, or None when there are none; with `mmap`, the
+    levels are mapped read-only rather than read."""
     if not all((folder / f"{prefix}_{n}.npy").exists() for n in FIELDS):
         return None
-    return Competitions(*(np.load(folder / f"{prefix}_{n}.npy", allow_pickle=False) for n in FIELDS))
+    return Competitions(*(np.load(folder / f"{prefix}_{n}.npy", allow_pickle=False,
+                                  mmap_mode="r" if mmap and n == "levels" else None) for n in FIELDS))

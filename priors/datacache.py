@@ -31,7 +31,7 @@ def cache_key(config: TrainConfig) -> str:
 
 def save_cache(folder: Path, data: TrainingData) -> None:
     """One .npy file per array (loaded back without pickles), written under a temporary name first
-    (the folder `extract` resumes from)."""
+    (the folder `extract` resumes from, which already holds the training levels)."""
     tmp = folder.with_name(folder.name + ".partial")
     tmp.mkdir(parents=True, exist_ok=True)
     for prefix, comps in (("train", data.comps), ("val", data.validation)):
@@ -45,7 +45,8 @@ def save_cache(folder: Path, data: TrainingData) -> None:
 
 
 def load_cache(folder: Path) -> TrainingData:
-    comps = partial(load_competitions, folder)
+    """The cached data, the competitions' levels mapped read-only (they may not fit in memory)."""
+    comps = partial(load_competitions, folder, mmap=True)
     patterns = load_patterns(folder) if (folder / "patterns_keys.npy").exists() else None
     return TrainingData(comps("train"), comps("val"), patterns, json.loads((folder / "stats.json").read_text()))
 

@@ -227,9 +227,10 @@ def harvest_record(config: TrainConfig, scheduler: str = "", log=print) -> dict:
 
 
 def compete(executor: Executor | None, fn: Callable, games: Iterator, chunk: int, n_games: int, desc: str,
-            store: ChunkStore | None) -> tuple[Competitions, dict]:
-    """`run_chunks` of a compete_chunk: the chunks' competitions joined as they arrive, and their stats."""
-    joiner, stats = Joiner(), []
+            store: ChunkStore | None, spill: Path | None = None) -> tuple[Competitions, dict]:
+    """`run_chunks` of a compete_chunk: the chunks' competitions joined as they arrive (their levels
+    into the file `spill` when given), and their stats."""
+    joiner, stats = Joiner(spill), []
 
     def add(result: tuple[Competitions, dict]) -> None:
         joiner.add(result[0])
@@ -241,7 +242,8 @@ def compete(executor: Executor | None, fn: Callable, games: Iterator, chunk: int
 
 def extract(config: TrainConfig, scheduler: str = "", log=print, resume: Path | None = None) -> TrainingData:
     """Harvest patterns, then build the training and validation competitions. With `resume`, a folder,
-    the harvest and each finished chunk of games are kept there and reused by a rerun."""
+    the harvest and each finished chunk of games are kept there and reused by a rerun, and the training
+    levels are joined on disk there (`train_levels.npy`, mapped read-only: sets larger than memory)."""
     executor = make_executor(config, scheduler)
     stores = {phase: ChunkStore(resume, phase) if resume is not None else None for phase in ("train", "val")}
     train_ds = split_dataset(config.data, "train", config.data.sample, config.data.max_games)
@@ -252,7 +254,8 @@ def extract(config: TrainConfig, scheduler: str = "", log=print, resume: Path | 
     selection.update(sizes)
 
     comps, train_stats = compete(executor, partial(compete_chunk, config.data, "train", config.data.sample, patterns),
-                                 train_ds.games(), config.chunk_games, len(ids), "features", stores["train"])
+                                 train_ds.games(), config.chunk_games, len(ids), "features", stores["train"],
+                                 resume / "train_levels.npy" if resume is not None else None)
     train_stats["training_data"] = selection
     release_memory()
 

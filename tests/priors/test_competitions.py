@@ -4,7 +4,8 @@ from collections import Counter
 import numpy as np
 import pytest
 
-from priors.competitions import CompetitionBuilder, Joiner, RowStore, radix_parts
+from priors.competitions import (CompetitionBuilder, Joiner, NpyAppender, RowStore, load_competitions,
+                                 radix_parts, save_competitions)
 
 SMALL = [3, 4, 2]
 HUGE = [60000, 60000, 60000, 60000, 3]          # the levels' product overflows int64
@@ -103,3 +104,43 @@ def test_sets_of_other_level_types_are_not_joined():
     joiner.add(small.build())
     with pytest.raises(ValueError, match="cannot join"):
         joiner.add(wide.build())
+
+
+@pytest.mark.parametrize("dtype", [np.uint16, np.int32])
+def test_rows_appended_on_disk_come_back_in_order_as_a_read_only_map(tmp_path, dtype):
+    rng = np.random.default_rng(4)
+    chunks = [rng.integers(0, 60000, size=(n, 3)) for n in (0, 1, 5, 13)]
+    store = NpyAppender(tmp_path / "rows.npy", 3, dtype)
+    for chunk in chunks:
+        store.append(chunk)
+    assert len(store) == 19
+    rows = store.take()
+    assert isinstance(rows, np.memmap) and not rows.flags.writeable and rows.dtype == dtype
+    assert rows.tolist() == np.concatenate(chunks).tolist()
+    assert np.load(tmp_path / "rows.npy").shape == (19, 3)          # a plain .npy to any reader
+    empty = NpyAppender(tmp_path / "empty.npy", 3, dtype)
+    assert empty.take().shape == (0, 3)
+
+
+def test_a_join_spilled_to_disk_is_the_join_in_memory_and_is_not_written_twice(tmp_path):
+    rng = np.random.default_rng(6)
+    parts = []
+    for n_positions in (2, 3):
+        builder = CompetitionBuilder(SMALL)
+        for _ in range(n_positions):
+            builder.add(np.stack([rng.integers(0, n, size=5) for n in SMALL], axis=1), int(rng.integers(0, 5)))
+        parts.append(builder.build())
+    in_memory, on_disk = Joiner(), Joiner(tmp_path / "train_levels.npy")
+    for part in parts:
+        in_memory.add(part)
+        on_disk.add(part)
+    a, b = in_memory.build(), on_disk.build()
+    assert isinstance(b.levels, np.memmap)
+    for name in ("levels", "mult", "starts", "winners", "move_numbers"):
+        assert getattr(a, name).tolist() == getattr(b, name).tolist()
+    written = (tmp_path / "train_levels.npy").stat().st_mtime_ns
+    save_competitions(tmp_path, "train", b)
+    assert (tmp_path / "train_levels.npy").stat().st_mtime_ns == written
+    back = load_competitions(tmp_path, "train", mmap=True)
+    assert isinstance(back.levels, np.memmap) and back.levels.tolist() == a.levels.tolist()
+    assert back.winners.tolist() == a.winners.tolist()

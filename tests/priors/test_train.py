@@ -3,6 +3,7 @@ import io
 import json
 import tarfile
 
+import numpy as np
 import pytest
 
 from priors import datacache, evaluate, extraction, features, train
@@ -43,6 +44,10 @@ def test_fbt_and_lfr_train_on_competitions_cached_once(tmp_path, data_dir, capsy
     assert train.main([str(config), *common, "--output", str(tmp_path / "fbt.npz")]) == 0
     assert "competitions cached" in capsys.readouterr().out
     assert len(list(cache.iterdir())) == 1
+    # The training levels were joined on disk and are read back mapped, never loaded whole.
+    cached = datacache.load_cache(next(cache.iterdir()))
+    assert isinstance(cached.comps.levels, np.memmap) and len(cached.comps) == FBTPrior.load(
+        tmp_path / "fbt.npz").info_["n_competitions"]
     assert train.main([str(config), *common, "--set", "fbt.loss=binary",
                        "--output", str(tmp_path / "lfr.npz")]) == 0
     assert "read from the cache" in capsys.readouterr().out
