@@ -5,6 +5,9 @@ The run is resumable per model: each fitted pyramid is written to `<cache_dir>/p
 (the output's folder without a cache_dir) as soon as it is done (key: the data and hyperparameters),
 and a run started again with the same config reads those back instead of fitting them. The samples themselves are cached under `cache_dir`
 when the config sets one.
+
+Each model is seeded by (seed, kind, s) and sees only its own samples, so with `n_workers` > 1 (or a Dask
+scheduler) the models are fitted side by side, one per worker, and come out the same as fitted one by one.
 """
 from __future__ import annotations
 
@@ -37,6 +40,8 @@ class PBNData:
     board_size: int
     stats: dict
     parts: Path
+    n_workers: int = 1        # models fitted side by side on a process pool of this size ...
+    scheduler: str = ""       # ... or on this Dask scheduler
 
 
 def sample_chunk(data: DataConfig, split: str, hyper: PBNHyperparameters,
@@ -99,7 +104,7 @@ def training_data(config: TrainConfig, scheduler: str = "", log=print) -> PBNDat
     log(f"samples: {', '.join(f'{k} {len(s.moves)}' for k, s in samples.items())}; games {stats}")
     key = _key([asdict(config.data), asdict(config.hyper)])
     parts = Path(config.cache_dir or Path(config.output).parent).expanduser() / f"pbn-models-{key}"
-    return PBNData(samples, config.data.size, stats, parts)
+    return PBNData(samples, config.data.size, stats, parts, config.n_workers, scheduler)
 
 
 def save_network(path: Path, net: Network) -> None:
@@ -115,30 +120,56 @@ def load_network(path: Path) -> Network:
     return Network(Level(a["prior2"], a["cpt2"], []), Level(a["prior3"], a["cpt3"], []), a["move_prior"], a["psi"])
 
 
+def fit_apart(pyramid, samples: Samples, stones: int, hyper: PBNHyperparameters,
+              kind: str) -> tuple[Network | None, float]:
+    """One (kind, s) model and its fitting time in seconds (runs in a worker process)."""
+    started = time.time()
+    return fit_stone_model(pyramid, samples, stones, hyper, kind), time.time() - started
+
+
+def fitted(hyper: PBNHyperparameters, data: PBNData):
+    """Yield (kind, s, network, seconds, resumed) for every model, in order: read back from `data.parts`
+    where a run kept it, else fitted (side by side when the run has workers) and kept there."""
+    todo = [(kind, s) for kind in KINDS for s in range(hyper.max_stones + 1)]
+    executor = None
+    if any(not (data.parts / f"{kind}-{s}.npz").exists() for kind, s in todo):
+        executor = make_executor(TrainConfig(n_workers=data.n_workers), data.scheduler)
+    jobs = []
+    for kind, s in todo:
+        path = data.parts / f"{kind}-{s}.npz"
+        if path.exists():
+            jobs.append((kind, s, path, lambda path=path: (load_network(path), 0.0)))
+            continue
+        args = (pyramid_for(kind, data.board_size, hyper), data.samples[kind], s, hyper, kind)
+        if executor is None:
+            jobs.append((kind, s, None, partial(fit_apart, *args)))
+        else:       # a worker gets only the samples of its own stone count
+            found = data.samples[kind]
+            args = (args[0], found.select(np.flatnonzero(found.stones == s))) + args[2:]
+            jobs.append((kind, s, None, executor.submit(fit_apart, *args).result))
+    for kind, s, kept, result in jobs:
+        net, seconds = result()
+        if kept is None and net is not None:
+            save_network(data.parts / f"{kind}-{s}.npz", net)
+        yield kind, s, net, seconds, kept is not None
+    if executor is not None:
+        executor.shutdown()
+
+
 def fit(hyper: PBNHyperparameters, data: PBNData) -> tuple[PBNPrior, list[dict], dict]:
     """Fit (or read back) every (kind, s) model; a curve point per model."""
     data.parts.mkdir(parents=True, exist_ok=True)
+    nets: dict[tuple[str, int], Network | None] = {}
     curve: list[dict] = []
     bar = tqdm(total=len(KINDS) * (hyper.max_stones + 1), desc="PBN", unit="model", file=sys.stderr,
                dynamic_ncols=True)
-
-    def fit_one(kind: str, stones: int) -> Network | None:
-        path = data.parts / f"{kind}-{stones}.npz"
-        started, resumed = time.time(), path.exists()
-        if resumed:
-            net = load_network(path)
-        else:
-            net = fit_stone_model(pyramid_for(kind, data.board_size, hyper), data.samples[kind], stones, hyper, kind)
-            if net is not None:
-                save_network(path, net)
+    for kind, stones, net, seconds, resumed in fitted(hyper, data):
+        nets[kind, stones] = net
         n = int(min(np.sum(data.samples[kind].stones == stones), hyper.n_samples))
-        curve.append({"model": f"{kind}{stones}", "samples": n, "seconds": round(time.time() - started, 1),
-                      "resumed": resumed})
+        curve.append({"model": f"{kind}{stones}", "samples": n, "seconds": round(seconds, 1), "resumed": resumed})
         bar.set_postfix(model=f"{kind}{stones}", n=n)
         bar.update(1)
-        return net
-
-    prior = PBNPrior(hyper).fit_samples(data.samples, data.board_size, fit_one)
     bar.close()
+    prior = PBNPrior(hyper).fit_samples(data.samples, data.board_size, lambda kind, s: nets[kind, s])
     prior.info_.update(n_samples={k: len(s.moves) for k, s in data.samples.items()})
     return prior, curve, {"models": len(curve), "resumed": sum(p["resumed"] for p in curve)}

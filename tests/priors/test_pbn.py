@@ -16,7 +16,9 @@ from priors.pbn.em import distinct_rows, fit_latent_class, fit_network
 from priors.pbn.model import PBNHyperparameters, PBNPrior, RegionModel, stack_networks
 from priors.pbn.network import Pyramid, windows
 from priors.pbn.regions import inverse_views, region_samples, region_shape, relative, views
+from priors import train
 from priors.pbn.trends import mirror, pooled
+from tests.priors.tiny_archive import data_dir, write_config  # noqa: F401 (data_dir is a fixture)
 
 # --- T1: structure -----------------------------------------------------------------------------
 
@@ -256,3 +258,25 @@ def test_the_preset_plays_with_the_shipped_model():
     assert p[15 * 19 + 15] == 0 and p.sum() == pytest.approx(1.0, abs=1e-5)
     corner_area = p[:-1].reshape(19, 19)[[2, 2, 3, 15, 16], [15, 16, 3, 3, 2]].sum()
     assert corner_area > 20 * p[9 * 19 + 9]                                # the centre is in no region
+
+
+# --- training ----------------------------------------------------------------------------------
+
+
+def test_training_on_two_workers_fits_the_same_models_and_a_rerun_reads_them_back(tmp_path, data_dir, capsys):
+    small = ["--set", "pbn.max_stones=4", "--set", "pbn.n_samples=40", "--set", "pbn.restarts=1",
+             "--set", "pbn.max_iterations=5", "--set", "data.sample=1.0"]
+    arrays = []
+    for workers in (1, 2):
+        (tmp_path / f"w{workers}").mkdir()
+        config = write_config(tmp_path / f"w{workers}", data_dir, model="pbn",
+                              cache_dir=tmp_path / f"w{workers}" / "cache", n_workers=workers)
+        out = tmp_path / f"w{workers}" / "pbn.npz"
+        assert train.main([str(config), "--output", str(out)] + small) == 0
+        arrays.append(PBNPrior.load(out).arrays())
+        assert "resumed': 0" in capsys.readouterr().out
+    assert arrays[0].keys() == arrays[1].keys()
+    for key in arrays[0]:
+        np.testing.assert_array_equal(arrays[0][key], arrays[1][key], err_msg=key)
+    assert train.main([str(config), "--output", str(tmp_path / "again.npz")] + small) == 0
+    assert "'models': 10, 'resumed': 10" in capsys.readouterr().out
