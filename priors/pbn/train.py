@@ -8,6 +8,8 @@ when the config sets one.
 
 Each model is seeded by (seed, kind, s) and sees only its own samples, so with `n_workers` > 1 (or a Dask
 scheduler) the models are fitted side by side, one per worker, and come out the same as fitted one by one.
+That pays on a cluster; on one machine EM's matrix products already use every core through numpy's BLAS,
+and two workers on 2 cores fitted slower than one (bench/RESULTS.md, PBN training).
 """
 from __future__ import annotations
 
