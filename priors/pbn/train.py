@@ -131,31 +131,29 @@ def fit_apart(pyramid, samples: Samples, stones: int, hyper: PBNHyperparameters,
 
 def fitted(hyper: PBNHyperparameters, data: PBNData):
     """Yield (kind, s, network, seconds, resumed) for every model, in order: read back from `data.parts`
-    where a run kept it, else fitted (side by side when the run has workers) and kept there."""
-    todo = [(kind, s) for kind in KINDS for s in range(hyper.max_stones + 1)]
-    executor = None
-    if any(not (data.parts / f"{kind}-{s}.npz").exists() for kind, s in todo):
-        executor = make_executor(TrainConfig(n_workers=data.n_workers), data.scheduler)
-    jobs = []
-    for kind, s in todo:
-        path = data.parts / f"{kind}-{s}.npz"
-        if path.exists():
-            jobs.append((kind, s, path, lambda path=path: (load_network(path), 0.0)))
-            continue
-        args = (pyramid_for(kind, data.board_size, hyper), data.samples[kind], s, hyper, kind)
-        if executor is None:
-            jobs.append((kind, s, None, partial(fit_apart, *args)))
-        else:       # a worker gets only the samples of its own stone count
+    where a run kept it, else fitted (side by side when the run has workers) and kept there. A model is
+    handed only the samples of its own stone count, which `subset` draws from alike."""
+    todo = [(kind, s, data.parts / f"{kind}-{s}.npz") for kind in KINDS for s in range(hyper.max_stones + 1)]
+    missing = [(kind, s) for kind, s, path in todo if not path.exists()]
+    executor = make_executor(TrainConfig(n_workers=data.n_workers), data.scheduler) if missing else None
+    try:
+        results = {}
+        for kind, s in missing:
             found = data.samples[kind]
-            args = (args[0], found.select(np.flatnonzero(found.stones == s))) + args[2:]
-            jobs.append((kind, s, None, executor.submit(fit_apart, *args).result))
-    for kind, s, kept, result in jobs:
-        net, seconds = result()
-        if kept is None and net is not None:
-            save_network(data.parts / f"{kind}-{s}.npz", net)
-        yield kind, s, net, seconds, kept is not None
-    if executor is not None:
-        executor.shutdown()
+            args = (pyramid_for(kind, data.board_size, hyper), found.select(np.flatnonzero(found.stones == s)), s,
+                    hyper, kind)
+            results[kind, s] = partial(fit_apart, *args) if executor is None else executor.submit(fit_apart, *args).result
+        for kind, s, path in todo:
+            if (kind, s) not in results:
+                yield kind, s, load_network(path), 0.0, True
+                continue
+            net, seconds = results[kind, s]()
+            if net is not None:
+                save_network(path, net)
+            yield kind, s, net, seconds, False
+    finally:
+        if executor is not None:
+            executor.shutdown()
 
 
 def fit(hyper: PBNHyperparameters, data: PBNData) -> tuple[PBNPrior, list[dict], dict]:
