@@ -9,7 +9,9 @@ JSON and PNG plots to `bench/results/predict/<name>/`.
 Ranks are pessimistic: the expert move's rank is the number of candidate moves whose probability is
 at least the expert move's, so every tie counts against the model. Top-k accuracy is the share of
 positions with rank <= k; the log-likelihood is the natural log of the expert move's probability.
-The 95% interval of top-1 is a bootstrap over games (positions of one game are not independent).
+The 95% interval of top-1 is a bootstrap over games (positions of one game are not independent). Every
+model after the first is also compared with the first on the same positions: the differences of top-1
+and of log-likelihood, with paired 95% intervals from the same bootstrap over games.
 """
 from __future__ import annotations
 
@@ -89,7 +91,7 @@ class Scores:
             "positions": int(len(rank)),
             "top_k": top_k,
             "top1": top_k[0],
-            "top1_ci95": bootstrap_top1(rank == 1, np.asarray(self.game), rng),
+            "top1_ci95": bootstrap_mean(rank == 1, np.asarray(self.game), rng),
             "mean_loglik": float(np.mean(ll[np.isfinite(ll)])),
             "zero_probability_experts": int(np.sum(~np.isfinite(ll))),
             "mean_rank": float(rank.mean()),
@@ -101,14 +103,26 @@ class Scores:
         }
 
 
-def bootstrap_top1(hits: np.ndarray, games: np.ndarray, rng: np.random.Generator, n: int = 1000) -> list[float]:
-    """95% interval of the top-1 share, resampling whole games."""
+def bootstrap_mean(values: np.ndarray, games: np.ndarray, rng: np.random.Generator, n: int = 1000) -> list[float]:
+    """95% interval of the mean of per-position values (a top-1 hit, a difference), resampling whole games."""
     ids, inverse = np.unique(games, return_inverse=True)
-    per_hits = np.bincount(inverse, weights=hits.astype(float), minlength=len(ids))
+    per_sum = np.bincount(inverse, weights=np.asarray(values, dtype=float), minlength=len(ids))
     per_n = np.bincount(inverse, minlength=len(ids)).astype(float)
     picks = rng.integers(0, len(ids), size=(n, len(ids)))
-    shares = per_hits[picks].sum(axis=1) / per_n[picks].sum(axis=1)
-    return [float(np.percentile(shares, 2.5)), float(np.percentile(shares, 97.5))]
+    means = per_sum[picks].sum(axis=1) / per_n[picks].sum(axis=1)
+    return [float(np.percentile(means, 2.5)), float(np.percentile(means, 97.5))]
+
+
+def against_first(first: Scores, other: Scores, rng: np.random.Generator) -> dict[str, Any]:
+    """`other` minus `first` on the same positions: top-1 and log-likelihood (where both are finite)."""
+    games = np.asarray(first.game)
+    hits = (np.asarray(other.rank) == 1).astype(float) - (np.asarray(first.rank) == 1)
+    ll_a, ll_b = np.asarray(first.loglik), np.asarray(other.loglik)
+    finite = np.isfinite(ll_a) & np.isfinite(ll_b)
+    ll = ll_b[finite] - ll_a[finite]
+    return {"top1": float(hits.mean()), "top1_ci95": bootstrap_mean(hits, games, rng),
+            "only_first_top1": int(np.sum(hits < 0)), "only_this_top1": int(np.sum(hits > 0)),
+            "loglik": float(ll.mean()), "loglik_ci95": bootstrap_mean(ll, games[finite], rng)}
 
 
 def evaluate_models(models: list[tuple[str, Prior]], dataset: GameDataset, progress: bool = True) -> list[Scores]:
@@ -161,6 +175,13 @@ def table(results: list[dict[str, Any]]) -> str:
     for r in results:
         cells = [f"{p['top1'] * 100:.1f}" if p["top1"] is not None else "-" for p in r["scores"]["phases"]]
         lines.append(f"  {r['label'][:26]:26s} " + "  ".join(cells))
+    for r in results[1:]:
+        d = r["against_first"]
+        (lo, hi), (llo, lhi) = d["top1_ci95"], d["loglik_ci95"]
+        lines.append(f"{r['label']} - {results[0]['label']} on the same positions (95% CI over games): top-1 "
+                     f"{d['top1'] * 100:+.1f} points [{lo * 100:+.1f}, {hi * 100:+.1f}] ({d['only_this_top1']} "
+                     f"against {d['only_first_top1']} positions), log-likelihood {d['loglik']:+.4f} "
+                     f"[{llo:+.4f}, {lhi:+.4f}]")
     return "\n".join(lines)
 
 
@@ -238,6 +259,8 @@ def main(argv: list[str] | None = None) -> int:
                                                 "digest") if k in metadata}
         results.append({"label": Path(spec).stem if Path(spec).is_file() else spec, "model": spec,
                         "kind": metadata.get("kind"), "trained": trained, "scores": sc.summary(rng)})
+    for result, sc in zip(results[1:], scores[1:]):      # after every summary: their intervals stay as they were
+        result["against_first"] = against_first(scores[0], sc, rng)
     report = {
         "question": "move prediction on unseen games",
         "command": "python -m priors.evaluate " + " ".join(argv if argv is not None else sys.argv[1:]),
