@@ -9,7 +9,8 @@ its mirror view (the corner's diagonal transpose, the strip seen from its other 
 region that the whole-board prior averages), against two baselines, uniform over the region's empty
 points (expected top-k, min(1, k / empty points)) and the board-blind P(m | s) (the top node's prior).
 The combined model of each corner (its 9x9 corner and the two 5x19 strips through it, the linear pool of
-the whole-board prior restricted to their union, illegal points taken as the occupied ones) is scored
+the whole-board prior restricted to their union, illegal points taken as the occupied ones; or with
+`--pool geometric` the product of the views, each a whole-board distribution, see `view_logs`) is scored
 with the shipped model's pyramids on the test positions whose corner holds s stones and whose move falls
 in the union, and like for like against the corner's own views where the move falls in the corner's 9x9
 (both then rank the same 81 points).
@@ -37,6 +38,8 @@ from priors.extraction import split_dataset
 from priors.trainconfig import load_config
 
 TOP_K = 20
+POOLS = ("linear", "geometric")
+LOG_FLOOR = 1e-12          # a view's zero on a legal point counts as this probability in the geometric pool
 
 
 def ranks(p: np.ndarray, moves: np.ndarray) -> np.ndarray:
@@ -137,10 +140,38 @@ def dense_views(region: RegionModel, colors: np.ndarray, legal: np.ndarray) -> n
     return out
 
 
-def combined_rows(prior: PBNPrior, positions: tuple, stones: list[int], rng: np.random.Generator, log) -> list[dict]:
-    """Top-k of each corner's combined model on the test positions with s stones in that corner, over
-    the union (181 points), and like for like: on the positions whose move is in the corner's 9x9, the
-    corner's own views against the combined model, both ranking the same 81 points."""
+def view_logs(region: RegionModel, colors: np.ndarray, legal: np.ndarray) -> np.ndarray:
+    """Each view as a whole-board distribution, in logs (8, N*N): its region's share w = P(move in region
+    | s) spread over the view's points as P(m | x), the rest, 1 - w, evenly over the other legal points.
+    A view past the region's stone counts is a row of zeros: a constant, it ranks nothing."""
+    on, p = region.view_distributions(colors, legal)
+    out = np.zeros((len(region.views), len(colors)))
+    n_legal = legal.sum()
+    for v, inside in zip(on, 2 * p):             # view_distributions gives each orientation w / 2
+        points = region.views[v]
+        outside = max(1.0 - inside.sum(), LOG_FLOOR) / max(n_legal - legal[points].sum(), 1.0)
+        out[v] = np.log(outside)
+        out[v, points] = np.log(np.maximum(inside, LOG_FLOOR))
+    return out
+
+
+def pooled_views(scores: dict[str, np.ndarray], group: dict[str, list[int]], pool: str,
+                 strip_exponent: float) -> np.ndarray:
+    """A corner's combined model on every point: the linear pool adds its views' weights (as the
+    whole-board prior does); the geometric pool adds their log-probabilities (`view_logs`), the strips'
+    raised to `strip_exponent` against the corner's 1."""
+    if pool == "linear":
+        return sum(scores[kind][group[kind]].sum(axis=0) for kind in KINDS)
+    return sum((strip_exponent if kind == "strip" else 1.0) * scores[kind][group[kind]].sum(axis=0)
+               for kind in KINDS)
+
+
+def combined_rows(prior: PBNPrior, positions: tuple, stones: list[int], rng: np.random.Generator, log,
+                  pool: str = "linear", strip_exponent: float = 1.0) -> list[dict]:
+    """Top-k of each corner's combined model (`pooled_views`) on the test positions with s stones in that
+    corner, over the union (181 points), and like for like: on the positions whose move is in the
+    corner's 9x9, the corner's own views (their linear pool, as the whole-board prior) against the
+    combined model, both ranking the same 81 points."""
     boards, to_play, moves = positions
     groups = corner_groups(prior)
     corner = prior.regions_["corner"]
@@ -160,12 +191,16 @@ def combined_rows(prior: PBNPrior, positions: tuple, stones: list[int], rng: np.
             continue
         legal = (colors == 0).astype(np.float64)
         scores = {kind: dense_views(region, colors, legal) for kind, region in prior.regions_.items()}
+        logs = scores if pool == "linear" else {kind: view_logs(region, colors, legal)
+                                                for kind, region in prior.regions_.items()}
         for c, group in groups.items():
             s = int(counts[group["corner"][0]])
             if s not in stones:
                 continue
             union, own = unions[c], owns[c]
-            combined = sum(scores[kind][group[kind]].sum(axis=0) for kind in KINDS)
+            combined = pooled_views(logs, group, pool, strip_exponent)
+            if pool == "geometric":                  # occupied points out of the ranking, as the linear pool's zeros
+                combined = np.where(legal > 0, combined, -np.inf)
             if union[move]:
                 found["combined"][s].append(rank_in(combined, union, move))
             if own[move]:
@@ -220,6 +255,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--regions-only", action="store_true", help="only the region models (no combined rows)")
     parser.add_argument("--combined-only", action="store_true",
                         help="only the combined models (no region pyramids fitted, no training samples read)")
+    parser.add_argument("--pool", choices=POOLS, default="linear",
+                        help="how a corner's combined model joins its views (the paper gives no rule)")
+    parser.add_argument("--strip-exponent", type=float, default=1.0,
+                        help="geometric pool: the strips' exponent against the corner's 1")
     args = parser.parse_args(argv)
     config = load_config(args.config, args.set)
     prior, _ = load_file(args.model)
@@ -234,13 +273,15 @@ def main(argv: list[str] | None = None) -> int:
         rows = region_rows(prior, config.hyper, train, test, args.stones, args.sizes, args.max_test, rng, print,
                            tuple(args.kinds))
     if not args.regions_only:
-        rows += combined_rows(prior, held_out_positions(config, args.split, args.test_games), args.stones, rng, print)
+        rows += combined_rows(prior, held_out_positions(config, args.split, args.test_games), args.stones, rng, print,
+                              args.pool, args.strip_exponent)
     folder = Path(args.out) / "pbn-trends" / args.name
     folder.mkdir(parents=True, exist_ok=True)
     record = {"command": "python -m priors.pbn.trends " + " ".join(argv if argv is not None else sys.argv[1:]),
               "commit": commit(), "machine": platform.node(), "date": time.strftime("%Y-%m-%d %H:%M:%S"),
               "model": args.model, "model_digest": prior.digest(), "archives": list(config.data.archives),
-              "split": args.split, "test_games": test_stats,
+              "split": args.split, "test_games": test_stats, "pool": args.pool,
+              "strip_exponent": args.strip_exponent,
               "interval": "95% bootstrap over samples, 1000 resamples", "rows": rows}
     (folder / "trends.json").write_text(json.dumps(record, indent=1))
     print(f"wrote {folder / 'trends.json'}")

@@ -17,7 +17,7 @@ from priors.pbn.em import distinct_rows, fit_latent_class, fit_network
 from priors.pbn.model import PBNHyperparameters, PBNPrior, RegionModel, stack_networks
 from priors.pbn.network import Pyramid, windows
 from priors.pbn.regions import inverse_views, region_samples, region_shape, relative, views
-from priors.pbn.trends import mirror, pooled
+from priors.pbn.trends import corner_groups, dense_views, mirror, pooled, pooled_views, view_logs
 from tests.priors.tiny_archive import data_dir, write_config  # noqa: F401 (data_dir is a fixture)
 
 # --- T1: structure -----------------------------------------------------------------------------
@@ -225,6 +225,30 @@ def test_the_board_kernel_adds_up_the_views_as_the_reference_does():
         want = np.bincount(region.views[on].ravel(), weights=p.ravel(), minlength=361)
         assert len(on) == 8 and want.sum() > 0
         np.testing.assert_allclose(region.board_scores(colors, legal), want, rtol=1e-9, atol=1e-15)
+
+
+def test_each_view_of_the_geometric_pool_is_a_whole_board_distribution():
+    board = Board(19)
+    for (r, c), color in {(3, 3): BLACK, (2, 5): WHITE, (15, 16): BLACK, (9, 9): BLACK}.items():
+        board.play(board.point(r, c), color)
+    prior = load_prior("pbn", str(Path(__file__).resolve().parents[2] / "priors" / "models" / "pbn.npz"))
+    colors, legal = relative(board.stones().ravel(), WHITE), board.legal_points(WHITE).astype(np.float64)
+    linear = {kind: dense_views(region, colors, legal) for kind, region in prior.regions_.items()}
+    logs = {kind: view_logs(region, colors, legal) for kind, region in prior.regions_.items()}
+    for kind, region in prior.regions_.items():
+        on, _ = region.view_distributions(colors, legal)
+        for v in on:
+            p = np.exp(logs[kind][v])
+            assert p[legal > 0].sum() == pytest.approx(1.0, abs=1e-9)
+            inside = region.views[v]
+            np.testing.assert_allclose(p[inside] * legal[inside], 2 * linear[kind][v][inside], atol=1e-12)
+    group = corner_groups(prior)[0]                      # the top-left corner: its 9x9 and two strips
+    alone = pooled_views(logs, group, "geometric", 0.0)
+    np.testing.assert_allclose(alone, logs["corner"][group["corner"]].sum(axis=0))
+    both = pooled_views(logs, group, "geometric", 1.0)
+    assert not np.allclose(both, alone)
+    np.testing.assert_allclose(pooled_views(linear, group, "linear", 0.0),
+                               sum(linear[k][group[k]].sum(axis=0) for k in ("corner", "strip")))
 
 
 def test_the_kernel_passes_the_messages_of_the_spec():
