@@ -171,7 +171,8 @@ def combined_rows(prior: PBNPrior, positions: tuple, stones: list[int], rng: np.
     """Top-k of each corner's combined model (`pooled_views`) on the test positions with s stones in that
     corner, over the union (181 points), and like for like: on the positions whose move is in the
     corner's 9x9, the corner's own views (their linear pool, as the whole-board prior) against the
-    combined model, both ranking the same 81 points."""
+    combined model, both ranking the same 81 points; and the same for each strip through the corner (its
+    95 points, the strip's two views against the combined model; rows keyed by the corner's s)."""
     boards, to_play, moves = positions
     groups = corner_groups(prior)
     corner = prior.regions_["corner"]
@@ -182,8 +183,9 @@ def combined_rows(prior: PBNPrior, positions: tuple, stones: list[int], rng: np.
         for kind in KINDS:
             unions[c][prior.regions_[kind].views[group[kind]].ravel()] = True
         owns[c][corner.views[group["corner"]].ravel()] = True
-    found: dict[str, dict[int, list[int]]] = {k: {s: [] for s in stones} for k in ("combined", "corner-alone",
-                                                                                   "combined-on-corner")}
+    strips = {c: strip_masks(prior, group["strip"], n_points) for c, group in groups.items()}
+    found: dict[str, dict[int, list[int]]] = {k: {s: [] for s in stones} for k in (
+        "combined", "corner-alone", "combined-on-corner", "strip-alone", "combined-on-strip")}
     for b, color, move in zip(boards, to_play, moves):
         colors = relative(b, color)
         counts = stone_counts(colors[corner.views])
@@ -207,6 +209,10 @@ def combined_rows(prior: PBNPrior, positions: tuple, stones: list[int], rng: np.
                 alone = scores["corner"][group["corner"]].sum(axis=0)
                 found["corner-alone"][s].append(rank_in(alone, own, move))
                 found["combined-on-corner"][s].append(rank_in(combined, own, move))
+            for mask, strip_views in strips[c]:
+                if mask[move]:
+                    found["strip-alone"][s].append(rank_in(scores["strip"][strip_views].sum(axis=0), mask, move))
+                    found["combined-on-strip"][s].append(rank_in(combined, mask, move))
     rows = []
     for kind, by_stones in found.items():
         for s in stones:
@@ -216,6 +222,19 @@ def combined_rows(prior: PBNPrior, positions: tuple, stones: list[int], rng: np.
                     f"{100 * rows[-1]['pbn']['top_k'][k - 1]:.1f}" for k in (1, 5, 10, 20))
                     + f"  ({len(by_stones[s])} test samples)")
     return rows
+
+
+def strip_masks(prior: PBNPrior, strip_views: list[int], n_points: int) -> list[tuple[np.ndarray, list[int]]]:
+    """Each distinct strip among these views: its points as a mask, and its views (the two ends)."""
+    by_points: dict[frozenset, list[int]] = {}
+    for v in strip_views:
+        by_points.setdefault(frozenset(prior.regions_["strip"].views[v].tolist()), []).append(v)
+    masks = []
+    for points, views_of_strip in by_points.items():
+        mask = np.zeros(n_points, dtype=bool)
+        mask[list(points)] = True
+        masks.append((mask, views_of_strip))
+    return masks
 
 
 def rank_in(p: np.ndarray, points: np.ndarray, move: int) -> int:

@@ -17,7 +17,7 @@ from priors.pbn.em import distinct_rows, fit_latent_class, fit_network
 from priors.pbn.model import PBNHyperparameters, PBNPrior, RegionModel, stack_networks
 from priors.pbn.network import Pyramid, windows
 from priors.pbn.regions import inverse_views, region_samples, region_shape, relative, views
-from priors.pbn.trends import corner_groups, dense_views, mirror, pooled, pooled_views, view_logs
+from priors.pbn.trends import corner_groups, dense_views, mirror, pooled, pooled_views, strip_masks, view_logs
 from tests.priors.tiny_archive import data_dir, write_config  # noqa: F401 (data_dir is a fixture)
 
 # --- T1: structure -----------------------------------------------------------------------------
@@ -249,6 +249,11 @@ def test_each_view_of_the_geometric_pool_is_a_whole_board_distribution():
     assert not np.allclose(both, alone)
     np.testing.assert_allclose(pooled_views(linear, group, "linear", 0.0),
                                sum(linear[k][group[k]].sum(axis=0) for k in ("corner", "strip")))
+    strips = strip_masks(prior, group["strip"], 361)     # the top edge and the left edge, two ends each
+    assert [(int(mask.sum()), len(v)) for mask, v in strips] == [(95, 2), (95, 2)]
+    union = strips[0][0] | strips[1][0]
+    union[prior.regions_["corner"].views[group["corner"]].ravel()] = True
+    assert union.sum() == 181 and strips[0][0][0] and strips[1][0][0]
 
 
 def test_the_kernel_passes_the_messages_of_the_spec():
