@@ -140,30 +140,27 @@ def dense_views(region: RegionModel, colors: np.ndarray, legal: np.ndarray) -> n
     return out
 
 
-def view_logs(region: RegionModel, colors: np.ndarray, legal: np.ndarray) -> np.ndarray:
-    """Each view as a whole-board distribution, in logs (8, N*N): its region's share w = P(move in region
-    | s) spread over the view's points as P(m | x), the rest, 1 - w, evenly over the other legal points.
-    A view past the region's stone counts is a row of zeros: a constant, it ranks nothing."""
-    on, p = region.view_distributions(colors, legal)
-    out = np.zeros((len(region.views), len(colors)))
+def view_logs(region: RegionModel, weights: np.ndarray, legal: np.ndarray) -> np.ndarray:
+    """The region's views (`weights`, from `dense_views`) each as a whole-board distribution, in logs
+    (8, N*N): its region's share w = P(move in region | s) spread over the view's points as P(m | x), the
+    rest, 1 - w, evenly over the other legal points. A view without weight (past the region's stone
+    counts) stays a row of zeros: a constant, it ranks nothing."""
+    out = np.zeros_like(weights)
     n_legal = legal.sum()
-    for v, inside in zip(on, 2 * p):             # view_distributions gives each orientation w / 2
+    for v in np.flatnonzero(weights.any(axis=1)):
         points = region.views[v]
+        inside = 2 * weights[v, points]             # dense_views gives each orientation w / 2
         outside = max(1.0 - inside.sum(), LOG_FLOOR) / max(n_legal - legal[points].sum(), 1.0)
         out[v] = np.log(outside)
         out[v, points] = np.log(np.maximum(inside, LOG_FLOOR))
     return out
 
 
-def pooled_views(scores: dict[str, np.ndarray], group: dict[str, list[int]], pool: str,
-                 strip_exponent: float) -> np.ndarray:
-    """A corner's combined model on every point: the linear pool adds its views' weights (as the
-    whole-board prior does); the geometric pool adds their log-probabilities (`view_logs`), the strips'
-    raised to `strip_exponent` against the corner's 1."""
-    if pool == "linear":
-        return sum(scores[kind][group[kind]].sum(axis=0) for kind in KINDS)
-    return sum((strip_exponent if kind == "strip" else 1.0) * scores[kind][group[kind]].sum(axis=0)
-               for kind in KINDS)
+def pooled_views(scores: dict[str, np.ndarray], group: dict[str, list[int]], strip_weight: float = 1.0) -> np.ndarray:
+    """A corner's combined model on every point: its views' scores added up, the strips' times
+    `strip_weight`. On `dense_views` this is the linear pool (as the whole-board prior adds them); on
+    `view_logs` it is the geometric pool, `strip_weight` the strips' exponent against the corner's 1."""
+    return sum((strip_weight if kind == "strip" else 1.0) * scores[kind][group[kind]].sum(axis=0) for kind in KINDS)
 
 
 def combined_rows(prior: PBNPrior, positions: tuple, stones: list[int], rng: np.random.Generator, log,
@@ -193,14 +190,14 @@ def combined_rows(prior: PBNPrior, positions: tuple, stones: list[int], rng: np.
             continue
         legal = (colors == 0).astype(np.float64)
         scores = {kind: dense_views(region, colors, legal) for kind, region in prior.regions_.items()}
-        logs = scores if pool == "linear" else {kind: view_logs(region, colors, legal)
+        logs = scores if pool == "linear" else {kind: view_logs(region, scores[kind], legal)
                                                 for kind, region in prior.regions_.items()}
         for c, group in groups.items():
             s = int(counts[group["corner"][0]])
             if s not in stones:
                 continue
             union, own = unions[c], owns[c]
-            combined = pooled_views(logs, group, pool, strip_exponent)
+            combined = pooled_views(logs, group, strip_exponent if pool == "geometric" else 1.0)
             if pool == "geometric":                  # occupied points out of the ranking, as the linear pool's zeros
                 combined = np.where(legal > 0, combined, -np.inf)
             if union[move]:

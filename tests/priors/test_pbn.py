@@ -234,7 +234,7 @@ def test_each_view_of_the_geometric_pool_is_a_whole_board_distribution():
     prior = load_prior("pbn", str(Path(__file__).resolve().parents[2] / "priors" / "models" / "pbn.npz"))
     colors, legal = relative(board.stones().ravel(), WHITE), board.legal_points(WHITE).astype(np.float64)
     linear = {kind: dense_views(region, colors, legal) for kind, region in prior.regions_.items()}
-    logs = {kind: view_logs(region, colors, legal) for kind, region in prior.regions_.items()}
+    logs = {kind: view_logs(region, linear[kind], legal) for kind, region in prior.regions_.items()}
     for kind, region in prior.regions_.items():
         on, _ = region.view_distributions(colors, legal)
         for v in on:
@@ -243,11 +243,11 @@ def test_each_view_of_the_geometric_pool_is_a_whole_board_distribution():
             inside = region.views[v]
             np.testing.assert_allclose(p[inside] * legal[inside], 2 * linear[kind][v][inside], atol=1e-12)
     group = corner_groups(prior)[0]                      # the top-left corner: its 9x9 and two strips
-    alone = pooled_views(logs, group, "geometric", 0.0)
+    alone = pooled_views(logs, group, 0.0)
     np.testing.assert_allclose(alone, logs["corner"][group["corner"]].sum(axis=0))
-    both = pooled_views(logs, group, "geometric", 1.0)
+    both = pooled_views(logs, group, 1.0)
     assert not np.allclose(both, alone)
-    np.testing.assert_allclose(pooled_views(linear, group, "linear", 0.0),
+    np.testing.assert_allclose(pooled_views(linear, group),
                                sum(linear[k][group[k]].sum(axis=0) for k in ("corner", "strip")))
     strips = strip_masks(prior, group["strip"], 361)     # the top edge and the left edge, two ends each
     assert [(int(mask.sum()), len(v)) for mask, v in strips] == [(95, 2), (95, 2)]
