@@ -7,7 +7,7 @@ from bench.gtpclient import EngineFault, GtpEngine, GtpError, split_command
 
 GNUGO = "/usr/games/gnugo --mode gtp --level 1 --chinese-rules"
 FAKE = f"{sys.executable} {Path(__file__).with_name('fake_engine.py')}"
-needs_gnugo = pytest.mark.skipif(not Path("/usr/games/gnugo").exists(), reason="GnuGo 3.8 not installed")
+needs_gnugo = pytest.mark.usefixtures("gnugo_binary")
 
 
 @needs_gnugo

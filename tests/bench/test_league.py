@@ -1,7 +1,6 @@
 """The league: its configuration's errors, how pairs are formed, and a short real round robin of GnuGos."""
 import json
 import textwrap
-from pathlib import Path
 
 import pytest
 
@@ -67,7 +66,7 @@ def test_two_handicapped_engines_may_not_be_paired(tmp_path):
         load_config(str(path))
 
 
-@pytest.mark.skipif(not Path("/usr/games/gnugo").exists(), reason="GnuGo 3.8 not installed")
+@pytest.mark.usefixtures("gnugo_binary")
 def test_a_short_real_league_rates_every_engine_and_resumes(tmp_path, capsys):
     config = tmp_path / "tiny.yaml"
     config.write_text(textwrap.dedent("board_size: 7\nkomi: 0.5\ngames: 2\njobs: 2\nanchor: a\n") + textwrap.dedent(ENGINES))

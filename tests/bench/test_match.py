@@ -10,7 +10,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
-from sgfmill import sgf
+from sgfmill import boards, common, sgf
 
 from bench.game import GameTask, play_game
 from bench.gameclock import TimeSettings
@@ -23,7 +23,7 @@ GNUGO = "/usr/games/gnugo --mode gtp --level 1 --chinese-rules"
 REFEREE = "/usr/games/gnugo --mode gtp --chinese-rules --positional-superko"
 FAKE = f"{sys.executable} {Path(__file__).with_name('fake_engine.py')}"
 
-pytestmark = pytest.mark.skipif(not Path("/usr/games/gnugo").exists(), reason="GnuGo 3.8 not installed")
+pytestmark = pytest.mark.usefixtures("gnugo_binary")
 
 
 def write_config(tmp_path, text, name="m.yaml"):
@@ -209,7 +209,12 @@ def test_a_referee_that_disagrees_is_recorded_not_followed():
 def test_the_move_limit_ends_and_scores_the_game():
     record = play_game(task(GNUGO, referee=None, move_limit=4))
     assert record["end"] == "move_limit" and len(record["moves"]) == 4
-    assert record["result"] == "W+0.5"          # four stones each, no territory yet: komi decides
+    board = boards.Board(5)                     # the final position's area score, by sgfmill
+    for i, vertex in enumerate(record["moves"]):
+        row, col = common.move_from_vertex(vertex, 5)
+        board.play(row, col, "bw"[i % 2])
+    margin = board.area_score() - 0.5
+    assert record["result"] == (f"B+{margin:g}" if margin > 0 else f"W+{-margin:g}")
 
 
 def test_an_interrupted_run_resumes_without_replaying_games(tmp_path):
@@ -443,7 +448,7 @@ def test_a_match_runs_on_a_dask_local_cluster(tmp_path):
 
 def test_timed_games_send_the_clock_and_a_slow_engine_loses_on_time(tmp_path):
     # 5x5, 2 s sudden death against GnuGo: the quick engine finishes its game on the clock;
-    # the one that sleeps 0.6 s before each move runs out at its fourth move.
+    # the one that sleeps 0.8 s before each move runs out at its third move.
     log = tmp_path / "commands.log"
     config = write_config(tmp_path, f"""
         name: timed
@@ -462,7 +467,7 @@ def test_timed_games_send_the_clock_and_a_slow_engine_loses_on_time(tmp_path):
         variants:
           - name: quick
           - name: slow
-            command: {FAKE} --sleep 0.6
+            command: {FAKE} --sleep 0.8
     """)
     out = tmp_path / "run"
     assert main([str(config), "--out", str(out), "--no-progress"]) == 0
@@ -471,7 +476,7 @@ def test_timed_games_send_the_clock_and_a_slow_engine_loses_on_time(tmp_path):
     assert quick["end"] in ("passes", "move_limit") and not quick["clock"]["player"]["lost"]
     assert slow["end"] == "time" and slow["result"] == "W+T" and slow["winner"] == "w"
     assert slow["clock"]["player"]["lost"] and not slow["clock"]["opponent"]["lost"]
-    assert len(slow["moves"]) == 6                 # three moves each; the fourth came too late
+    assert len(slow["moves"]) == 4                 # two moves each (1.6 s); the third came too late (2.4 s)
     assert slow["clock"]["player"]["used"] > 2 and slow["clock"]["player"]["available"] == 2
     for record in games.values():
         opponent = record["clock"]["opponent"]

@@ -1,3 +1,6 @@
+import subprocess
+from pathlib import Path
+
 import pytest
 
 from bench.records import RESULTS, git_commit, results_folder
@@ -16,4 +19,7 @@ def test_a_slug_that_would_leave_its_folder_is_refused(bench, slug):
 
 
 def test_the_commit_is_read_from_git():
-    assert git_commit() != "unknown"
+    head = subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True, check=True,
+                          cwd=Path(__file__).parent).stdout.strip()
+    commit = git_commit()
+    assert head.startswith(commit.removesuffix("+changes")) and len(commit.removesuffix("+changes")) == 12

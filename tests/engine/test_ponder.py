@@ -30,12 +30,12 @@ def make_search(size: int = 7) -> tuple[Search, Board]:
 def test_run_sliced_stops_at_the_playout_limit_and_reports_between_slices():
     search, _ = make_search()
     reports = []
-    done = run_sliced(search, playouts=300, seconds=0.0, interval=0.001,
+    done = run_sliced(search, playouts=3000, seconds=0.0, interval=0.001,
                       report=lambda: reports.append(search.root_visits()))
-    assert done == 300
-    assert search.root_visits() == 300
-    assert len(reports) >= 2                   # a 1 ms slice holds far fewer than 300 playouts
-    assert reports == sorted(reports) and reports[-1] == 300
+    assert done == 3000
+    assert search.root_visits() == 3000
+    assert len(reports) >= 2                   # a 1 ms slice holds far fewer than 3,000 playouts
+    assert reports == sorted(reports) and reports[-1] == 3000
 
 
 def test_run_sliced_without_limits_runs_until_stopped():

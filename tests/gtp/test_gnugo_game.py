@@ -8,7 +8,6 @@ limit; both engines' `final_score` is reported.
 The finished game is scored in-process through the GTP commands, against GnuGo's answer written
 here, with every shipped engine preset and several seeds.
 """
-import os
 import re
 from pathlib import Path
 
@@ -40,8 +39,7 @@ W E3 B B3 W F8 B J4 W J3 B J5 W H3 B D2 W D1 B C1 W E1 B B2 W C8 B H9 W E4 B D6 
 B A7 W C7 B D4 W B9 B A8 W E9 B E5 W F5 B G9 W C9 B A6 W A4 B F9 W B4 B A9 W A3 B pass W pass
 """.split()
 
-needs_gnugo = pytest.mark.skipif(not os.access(GNUGO, os.X_OK),
-                                 reason=f"GnuGo is not installed at {GNUGO} (make gnugo installs it)")
+needs_gnugo = pytest.mark.usefixtures("gnugo_binary")
 
 
 def test_presets_are_found():

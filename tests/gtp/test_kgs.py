@@ -6,7 +6,6 @@ per period it overruns, losing the last one loses the game), and it tells the en
 `genmove` as kgsGtp does (`time_left w SECONDS 0` in main time; in byo-yomi the period's seconds and
 the number of periods left).
 """
-import os
 import re
 import time
 
@@ -78,9 +77,7 @@ def test_clock_policy_absolute_with_network_lag(manager):
 # --- a real timed game against GnuGo ---
 
 @pytest.fixture
-def gnugo(tmp_path):
-    if not os.access(GNUGO, os.X_OK):
-        pytest.skip(f"GnuGo is not installed at {GNUGO} (make gnugo installs it)")
+def gnugo(tmp_path, gnugo_binary):
     proc = GtpProcess([GNUGO, "--mode", "gtp", "--level", "0", "--chinese-rules"], cwd=str(tmp_path))
     yield proc
     proc.close()

@@ -441,7 +441,6 @@ def energies(prior, levels, groups):
     return out
 
 
-@pytest.mark.skipif(not KGS_MODEL.exists(), reason="the model priors/models/fbt-kgs.npz is absent")
 def test_the_12_group_kgs_model_scores_do_not_depend_on_the_new_groups():
     prior = FBTPrior.load(KGS_MODEL)
     assert set(prior.hyper.groups) <= set(features.LEGACY_GROUPS)

@@ -149,7 +149,6 @@ KGS_MODEL = Path(__file__).resolve().parents[2] / "priors" / "models" / "mm-kgs.
 LEGACY = len(features.LEGACY_GROUPS)
 
 
-@pytest.mark.skipif(not KGS_MODEL.exists(), reason="the model priors/models/mm-kgs.npz is absent")
 def test_the_12_group_kgs_model_scores_do_not_depend_on_the_new_groups():
     prior = MMPrior.load(KGS_MODEL)
     assert set(prior.hyper.groups) <= set(features.LEGACY_GROUPS)
