@@ -1,6 +1,6 @@
 """Does our `final_score` agree with GnuGo's on finished games? `python -m bench.scorecheck`.
 
-    python -m bench.scorecheck [RUN_DIR ...] [--engine COMMAND] [--max-games N]
+    python -m bench.scorecheck [RUN_DIR ...] [--engine COMMAND] [--max-games N] [--name NAME]
 
 Every game of the match records (default: every bench/results/match/*/games.jsonl) that ended by
 two passes and that the GnuGo referee scored is replayed into one engine (default: `tesuji gtp`
@@ -8,7 +8,8 @@ with the default config, as `python -m gtp.cli gtp`), which is asked `final_scor
 `final_status_list dead`. The table gives, per run folder, the finished games, how many of our
 scores equal the referee's, how many of our dead lists equal its, and how many of the scores the
 engine claimed during the match (its recorded `final_score`, when the engine was ours) agreed; then
-every disagreement with the game's SGF.
+every disagreement with the game's SGF. With `--name`, the counts also go to a record,
+bench/results/scorecheck/NAME/scorecheck.json, which the suite's guard reads.
 """
 from __future__ import annotations
 
@@ -16,13 +17,14 @@ import argparse
 import json
 import shlex
 import sys
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
 from bench.game import same_result
 from bench.gtpclient import EngineFault, GtpEngine, GtpError
 from bench.match import parse_records
-from bench.records import RESULTS
+from bench.records import RESULTS, git_commit, results_folder
 
 OURS = "gtp.cli"         # how a recorded engine command names our engine
 
@@ -105,13 +107,43 @@ def format_table(checks: list[Check]) -> str:
     return "\n".join(lines)
 
 
+def counts(checks: list[Check]) -> dict[str, dict[str, int]]:
+    """Per run folder: its finished games, and how many of our scores and dead lists equal GnuGo's."""
+    return {run: {"finished": sum(c.run == run for c in checks),
+                  "score_agrees": sum(c.agrees for c in checks if c.run == run),
+                  "dead_agrees": sum(c.dead_agrees for c in checks if c.run == run)}
+            for run in sorted({c.run for c in checks})}
+
+
+def write_record(name: str, argv: list[str], engine: str, checks: list[Check], seconds: float) -> Path:
+    folder = results_folder("scorecheck", name)
+    folder.mkdir(parents=True, exist_ok=True)
+    record = {"question": "does our final_score agree with the GnuGo referee's on finished games",
+              "command": shlex.join(["python", "-m", "bench.scorecheck", *argv]), "commit": git_commit(),
+              "date": time.strftime("%Y-%m-%d %H:%M:%S"), "seconds": round(seconds, 1), "engine": engine,
+              "runs": counts(checks),
+              "disagreements": [{"game": f"{c.run}/{c.game}", "ours": c.ours, "referee": c.referee}
+                                for c in checks if not c.agrees]}
+    path = folder / "scorecheck.json"
+    path.write_text(json.dumps(record, indent=1) + "\n")
+    return path
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.scorecheck", description=__doc__.splitlines()[0])
     parser.add_argument("runs", nargs="*", type=Path, help="run folders (default: every match run)")
     parser.add_argument("--engine", default=shlex.join([sys.executable, "-m", "gtp.cli", "gtp"]),
                         help="the engine's command (default: tesuji gtp with the default config)")
     parser.add_argument("--max-games", type=int, default=0, help="at most this many games per folder")
+    parser.add_argument("--name", help="also write the counts to bench/results/scorecheck/NAME/scorecheck.json")
+    argv = sys.argv[1:] if argv is None else argv
     args = parser.parse_args(argv)
+    if args.name:
+        try:
+            results_folder("scorecheck", args.name)
+        except ValueError as e:
+            parser.error(f"--name: {e}")
+    started = time.time()
     runs = args.runs or sorted(p.parent for p in (RESULTS / "match").glob("*/games.jsonl"))
     checks = []
     try:
@@ -124,6 +156,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {e}", file=sys.stderr)
         return 2
     print(format_table(checks))
+    if args.name:
+        print(f"record: {write_record(args.name, argv, args.engine, checks, time.time() - started)}")
     return 0
 
 

@@ -4,9 +4,10 @@ bench/results/, so that a change that weakens the engine fails the suite.
 - Move prediction: the shipped `fbt` prior's top-1 on the first 20 KGS test games (about 4,000
   positions, seconds) within a point of `predict/guard-fbt`, made by
   `python -m priors.evaluate priors/models/fbt.npz --max-games 20 --name guard-fbt`.
-- Scoring: `final_score` of every shipped preset, at several seeds, on the 161 finished 9x9 games of
-  `match/baseline-9x9` agrees with the GnuGo referee's on no fewer games than `python -m
-  bench.scorecheck` recorded at b3109ef (bench/RESULTS.md, "Scoring against GnuGo": 156 of 161).
+- Scoring: `final_score` of the shipped presets, each at its own seed, on the finished 9x9 games of
+  `match/baseline-9x9` agrees with the GnuGo referee's on no fewer games than its record
+  `scorecheck/guard-PRESET-SEED`, made by `python -m bench.scorecheck bench/results/match/baseline-9x9
+  --engine 'python -m gtp.cli gtp --preset PRESET --set search.seed=SEED' --name guard-PRESET-SEED`.
 - Reading: GnuGo's reading.tst through `attack`/`defend` of `tesuji gtp` with the reading defaults
   passes no fewer tests than B3's record of the same solver (`tactics/b3`, the `tesuji_pns` engine).
 """
@@ -25,7 +26,6 @@ from engine.params import ReadingParams
 from priors import evaluate
 
 RESULTS = Path(__file__).resolve().parents[1] / "bench" / "results"
-SCORES_AGREEING = 156          # of the 161 finished games of match/baseline-9x9, at b3109ef
 
 
 def recorded(path: str) -> dict:
@@ -57,9 +57,12 @@ def test_reading_tst_passes_no_fewer_than_recorded(archive):
 
 @pytest.mark.parametrize("preset, seed", [("none", 1), ("mm", 3), ("fbt", 5)])
 def test_final_scores_agree_with_gnugo_as_recorded(preset, seed):
+    record = recorded(f"scorecheck/guard-{preset}-{seed}/scorecheck.json")
+    arguments = ["-m", "gtp.cli", "gtp", "--preset", preset, "--set", f"search.seed={seed}"]
+    assert record["engine"] == " ".join(["python", *arguments])
     run_dir = RESULTS / "match" / "baseline-9x9"
-    command = [sys.executable, "-m", "gtp.cli", "gtp", "--preset", preset, "--set", f"search.seed={seed}"]
-    with GtpEngine(command, timeout=300, label="engine") as engine:
-        checks = [check_game(engine, run_dir.name, record) for record in finished_games(run_dir)]
+    with GtpEngine([sys.executable, *arguments], timeout=300, label="engine") as engine:
+        checks = [check_game(engine, run_dir.name, game) for game in finished_games(run_dir)]
     wrong = [f"{c.game}: ours {c.ours}, GnuGo {c.referee}" for c in checks if not c.agrees]
-    assert len(checks) == 161 and len(checks) - len(wrong) >= SCORES_AGREEING, wrong
+    expected = record["runs"][run_dir.name]
+    assert len(checks) == expected["finished"] and len(checks) - len(wrong) >= expected["score_agrees"], wrong

@@ -1,6 +1,9 @@
 """bench.scorecheck: finished match games scored again by `tesuji gtp` and compared with GnuGo's."""
 import json
 
+import pytest
+
+from bench import records
 from bench.scorecheck import Check, finished_games, format_table, main, recorded_claim
 from tests.gtp.test_gnugo_game import TWO_PASS_MOVES
 
@@ -32,6 +35,22 @@ def test_the_two_pass_game_agrees_with_gnugo_through_gtp(tmp_path, capsys):
     lines = capsys.readouterr().out.splitlines()
     assert lines[2].split() == ["run", "1", "1", "1", "0/1"]   # the claim recorded in the match was W+17
     assert "0 score disagreement(s)" in lines
+
+
+def test_a_named_check_writes_its_counts_and_disagreements_to_a_record(tmp_path, monkeypatch):
+    monkeypatch.setattr(records, "RESULTS", tmp_path / "results")
+    write_run(tmp_path / "run", [record(0), record(1, result_referee="B+3.0")])
+    assert main([str(tmp_path / "run"), "--name", "check"]) == 0
+    saved = json.loads((tmp_path / "results" / "scorecheck" / "check" / "scorecheck.json").read_text())
+    assert saved["runs"] == {"run": {"finished": 2, "score_agrees": 1, "dead_agrees": 2}}
+    assert saved["disagreements"] == [{"game": "run/main-1", "ours": "W+4", "referee": "B+3.0"}]
+    assert saved["command"].endswith("--name check") and saved["engine"].endswith("-m gtp.cli gtp")
+
+
+def test_a_name_that_would_leave_the_records_folder_is_refused(tmp_path, capsys):
+    with pytest.raises(SystemExit):
+        main([str(tmp_path), "--name", "../x"])
+    assert "--name" in capsys.readouterr().err
 
 
 def test_the_table_lists_every_disagreement():
