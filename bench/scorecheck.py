@@ -89,6 +89,12 @@ def check_game(engine: GtpEngine, run: str, record: dict) -> Check:
                  recorded=recorded_claim(record))
 
 
+def tally(checks: list[Check]) -> dict[str, int]:
+    """The finished games, and how many of our scores and dead lists equal GnuGo's."""
+    return {"finished": len(checks), "score_agrees": sum(c.agrees for c in checks),
+            "dead_agrees": sum(c.dead_agrees for c in checks)}
+
+
 def format_table(checks: list[Check]) -> str:
     runs = sorted({c.run for c in checks})
     head = f"{'run':<22}{'finished':>9}{'score =':>9}{'dead =':>8}{'recorded =':>12}"
@@ -97,8 +103,8 @@ def format_table(checks: list[Check]) -> str:
         rows = [c for c in checks if run in (c.run, "all")]
         ours = [c for c in rows if c.recorded is not None]
         recorded = f"{sum(same_result(c.recorded, c.referee) for c in ours)}/{len(ours)}"
-        lines.append(f"{run:<22}{len(rows):>9}{sum(c.agrees for c in rows):>9}"
-                     f"{sum(c.dead_agrees for c in rows):>8}{recorded:>12}")
+        n = tally(rows)
+        lines.append(f"{run:<22}{n['finished']:>9}{n['score_agrees']:>9}{n['dead_agrees']:>8}{recorded:>12}")
     wrong = [c for c in checks if not c.agrees]
     lines.append(f"\n{len(wrong)} score disagreement(s)" + (":" if wrong else ""))
     for c in wrong:
@@ -107,21 +113,14 @@ def format_table(checks: list[Check]) -> str:
     return "\n".join(lines)
 
 
-def counts(checks: list[Check]) -> dict[str, dict[str, int]]:
-    """Per run folder: its finished games, and how many of our scores and dead lists equal GnuGo's."""
-    return {run: {"finished": sum(c.run == run for c in checks),
-                  "score_agrees": sum(c.agrees for c in checks if c.run == run),
-                  "dead_agrees": sum(c.dead_agrees for c in checks if c.run == run)}
-            for run in sorted({c.run for c in checks})}
-
-
 def write_record(name: str, argv: list[str], engine: str, checks: list[Check], seconds: float) -> Path:
     folder = results_folder("scorecheck", name)
     folder.mkdir(parents=True, exist_ok=True)
     record = {"question": "does our final_score agree with the GnuGo referee's on finished games",
               "command": shlex.join(["python", "-m", "bench.scorecheck", *argv]), "commit": git_commit(),
               "date": time.strftime("%Y-%m-%d %H:%M:%S"), "seconds": round(seconds, 1), "engine": engine,
-              "runs": counts(checks),
+              "runs": {run: tally([c for c in checks if c.run == run])
+                       for run in sorted({c.run for c in checks})},
               "disagreements": [{"game": f"{c.run}/{c.game}", "ours": c.ours, "referee": c.referee}
                                 for c in checks if not c.agrees]}
     path = folder / "scorecheck.json"

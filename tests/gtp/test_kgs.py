@@ -20,7 +20,6 @@ from gtp.server import build_server
 from tests.gtp.gtpproc import FAST, GtpProcess, tesuji_command
 from tests.gtp.replies import GENMOVE, VERTEX
 
-GNUGO = "/usr/games/gnugo"
 MAX_MOVES = 200
 
 
@@ -78,7 +77,7 @@ def test_clock_policy_absolute_with_network_lag(manager):
 
 @pytest.fixture
 def gnugo(tmp_path, gnugo_binary):
-    proc = GtpProcess([GNUGO, "--mode", "gtp", "--level", "0", "--chinese-rules"], cwd=str(tmp_path))
+    proc = GtpProcess([gnugo_binary, "--mode", "gtp", "--level", "0", "--chinese-rules"], cwd=str(tmp_path))
     yield proc
     proc.close()
 
