@@ -95,12 +95,15 @@ def tally(checks: list[Check]) -> dict[str, int]:
             "dead_agrees": sum(c.dead_agrees for c in checks)}
 
 
+def by_run(checks: list[Check]) -> dict[str, list[Check]]:
+    """The checks of each run folder, folders in name order."""
+    return {run: [c for c in checks if c.run == run] for run in sorted({c.run for c in checks})}
+
+
 def format_table(checks: list[Check]) -> str:
-    runs = sorted({c.run for c in checks})
     head = f"{'run':<22}{'finished':>9}{'score =':>9}{'dead =':>8}{'recorded =':>12}"
     lines = [head, "-" * len(head)]
-    for run in runs + ["all"]:
-        rows = [c for c in checks if run in (c.run, "all")]
+    for run, rows in [*by_run(checks).items(), ("all", checks)]:
         ours = [c for c in rows if c.recorded is not None]
         recorded = f"{sum(same_result(c.recorded, c.referee) for c in ours)}/{len(ours)}"
         n = tally(rows)
@@ -119,8 +122,7 @@ def write_record(name: str, argv: list[str], engine: str, checks: list[Check], s
     record = {"question": "does our final_score agree with the GnuGo referee's on finished games",
               "command": shlex.join(["python", "-m", "bench.scorecheck", *argv]), "commit": git_commit(),
               "date": time.strftime("%Y-%m-%d %H:%M:%S"), "seconds": round(seconds, 1), "engine": engine,
-              "runs": {run: tally([c for c in checks if c.run == run])
-                       for run in sorted({c.run for c in checks})},
+              "runs": {run: tally(rows) for run, rows in by_run(checks).items()},
               "disagreements": [{"game": f"{c.run}/{c.game}", "ours": c.ours, "referee": c.referee}
                                 for c in checks if not c.agrees]}
     path = folder / "scorecheck.json"
