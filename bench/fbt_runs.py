@@ -1,4 +1,4 @@
-"""FBT against LFR over several seeds, scored on unseen games: the paper's "mean of 5 runs".
+"""FBT settings over several seeds, scored on unseen games: the paper's "mean of 5 runs".
 
     python -m bench.fbt_runs configs/bench-fbt-runs.yaml [--only CELL ...] [--seeds 1 2 ...] [--data DIR] [--report]
 
@@ -6,7 +6,8 @@ Xiao and Mueller report every accuracy as the mean of 5 runs, because the factor
 random; one run each cannot separate methods that differ by less than the spread between seeds
 (0.64 to 0.82 points in the paper). Each cell of the config (feature set, k, loss, gradient) is
 trained once per seed on the same cached competitions (`priors.train`'s `cache_dir`) and scored on
-the test split's competitions, which are extracted once per feature set and cached beside them.
+the held-out split's competitions, extracted once per feature set and cached beside them. That split
+is the test split, or the validation split (`split: validation`) when the bench chooses a setting.
 Every finished (cell, seed) is appended to runs.jsonl in the output folder, so an interrupted bench
 resumes where it stopped. The folder also gets summary.json, summary.txt and top1.png.
 
@@ -54,11 +55,13 @@ class Cell:
 class BenchConfig:
     train: str                     # the training config every cell starts from
     seeds: tuple[int, ...]
-    test_sample: float             # share of the test split's positions scored
-    test_archives: tuple[str, ...]  # archives whose test split is scored (default: the training ones)
+    sample: float                  # share of the scored split's positions scored
+    archives: tuple[str, ...]      # archives whose split is scored (default: the training ones)
     out: str
     cells: tuple[Cell, ...]
     compare: tuple[tuple[str, str], ...]   # (a, b): report a - b
+    split: str = "test"            # the held-out split scored: test, or validation to choose settings
+    common: tuple[str, ...] = ()   # overrides every cell starts with
 
 
 def load_bench_config(path: str | Path) -> BenchConfig:
@@ -68,7 +71,7 @@ def load_bench_config(path: str | Path) -> BenchConfig:
         raise BenchConfigError(f"{path}: {e}") from None
     if not isinstance(raw, dict):
         raise BenchConfigError(f"{path}: expected a mapping of keys")
-    unknown = set(raw) - {"train", "seeds", "test_sample", "test_archives", "out", "cells", "compare"}
+    unknown = set(raw) - {"train", "seeds", "split", "sample", "archives", "set", "out", "cells", "compare"}
     if unknown:
         raise BenchConfigError(f"{path}: unknown key {sorted(unknown)[0]!r}")
 
@@ -79,11 +82,16 @@ def load_bench_config(path: str | Path) -> BenchConfig:
     need(isinstance(raw.get("train"), str), "train", "the path of a training config")
     seeds = raw.get("seeds", [1, 2, 3, 4, 5])
     need(isinstance(seeds, list) and seeds and all(isinstance(s, int) for s in seeds), "seeds", "a list of integers")
-    sample = raw.get("test_sample", 1.0)
-    need(isinstance(sample, (int, float)) and 0 < sample <= 1, "test_sample", "in (0, 1]")
-    archives = raw.get("test_archives", [])
-    need(isinstance(archives, list) and all(isinstance(a, str) for a in archives), "test_archives",
+    split = raw.get("split", "test")
+    need(split in ("test", "validation"), "split", "test or validation")
+    sample = raw.get("sample", 1.0)
+    need(isinstance(sample, (int, float)) and 0 < sample <= 1, "sample", "in (0, 1]")
+    archives = raw.get("archives", [])
+    need(isinstance(archives, list) and all(isinstance(a, str) for a in archives), "archives",
          "a list of archive names")
+    common = raw.get("set", [])
+    need(isinstance(common, list) and all(isinstance(x, str) and "=" in x for x in common), "set",
+         "a list of KEY=VALUE overrides")
     cells = raw.get("cells")
     need(isinstance(cells, list) and cells, "cells", "a list of {name, set}")
     parsed = []
@@ -100,11 +108,11 @@ def load_bench_config(path: str | Path) -> BenchConfig:
                                            for p in compare), "compare", "a list of [cell, cell] pairs")
     return BenchConfig(raw["train"], tuple(seeds), float(sample), tuple(archives),
                        str(raw.get("out", "bench/results/fbt-runs")),
-                       tuple(parsed), tuple(tuple(p) for p in compare))
+                       tuple(parsed), tuple(tuple(p) for p in compare), split, tuple(common))
 
 
 def cell_config(bench: BenchConfig, cell: Cell, data_dir: str | None) -> TrainConfig:
-    overrides = list(cell.overrides) + ([f"data.data_dir={data_dir}"] if data_dir else [])
+    overrides = [*bench.common, *cell.overrides] + ([f"data.data_dir={data_dir}"] if data_dir else [])
     config = load_config(bench.train, overrides)
     if config.model != "fbt":
         raise BenchConfigError(f"cells[{cell.name}]: model must be fbt, the config gives {config.model!r}")
@@ -113,29 +121,29 @@ def cell_config(bench: BenchConfig, cell: Cell, data_dir: str | None) -> TrainCo
     return config
 
 
-def test_competitions(config: TrainConfig, data: TrainingData, sample: float, archives: tuple[str, ...] = (),
-                      log=print) -> Competitions:
-    """The test split's competitions with this feature set, extracted once and cached."""
+def held_out_competitions(config: TrainConfig, data: TrainingData, sample: float, archives: tuple[str, ...] = (),
+                          split: str = "test", log=print) -> Competitions:
+    """A held-out split's competitions with this feature set, extracted once and cached."""
     folder = cache_folder(config)
-    test_data = replace(config.data, archives=tuple(archives)) if archives else config.data
-    prefix = "test-" + hashlib.sha256(json.dumps([list(test_data.archives), sample]).encode()).hexdigest()[:8]
+    held_out = replace(config.data, archives=tuple(archives)) if archives else config.data
+    prefix = split + "-" + hashlib.sha256(json.dumps([list(held_out.archives), sample]).encode()).hexdigest()[:8]
     comps = load_competitions(folder, prefix)
     if comps is not None:
         return comps
-    ds = split_dataset(test_data, "test", sample, None)
+    ds = split_dataset(held_out, split, sample, None)
     n_games = len(ds.game_ids())
-    log(f"test competitions: {n_games} games of the test split of {', '.join(test_data.archives)}, "
+    log(f"{split} competitions: {n_games} games of the {split} split of {', '.join(held_out.archives)}, "
         f"positions sampled at {sample:g}")
-    comps, _ = compete(None, lambda games: compete_chunk(test_data, "test", sample, data.patterns, games),
-                       ds.games(), config.chunk_games, n_games, "test", None)
+    comps, _ = compete(None, lambda games: compete_chunk(held_out, split, sample, data.patterns, games),
+                       ds.games(), config.chunk_games, n_games, split, None)
     save_competitions(folder, prefix, comps)
     return comps
 
 
-def test_scores(prior: FBTPrior, test: Competitions) -> dict[str, Any]:
+def held_out_scores(prior: FBTPrior, held_out: Competitions) -> dict[str, Any]:
     """Top-1 to top-20, mean log-likelihood and top-1 per game phase (priors.evaluate's phases)."""
-    loglik, rank = score(test, prior.w_, prior.v_, group_offsets(prior.level_counts_))
-    phase = np.minimum((test.move_numbers - 1) // PHASE_MOVES, N_PHASES - 1)
+    loglik, rank = score(held_out, prior.w_, prior.v_, group_offsets(prior.level_counts_))
+    phase = np.minimum((held_out.move_numbers - 1) // PHASE_MOVES, N_PHASES - 1)
     return {
         "positions": int(len(rank)),
         "top_k": [round(float(np.mean(rank <= k)), 6) for k in range(1, TOP_K + 1)],
@@ -151,12 +159,13 @@ def fit_seed(config: TrainConfig, seed: int, data: TrainingData) -> tuple[FBTPri
     return prior, kept
 
 
-def run_one(config: TrainConfig, seed: int, data: TrainingData, test: Competitions) -> dict[str, Any]:
+def run_one(config: TrainConfig, seed: int, data: TrainingData, held_out: Competitions,
+            split: str = "test") -> dict[str, Any]:
     start = time.time()
     prior, kept = fit_seed(config, seed, data)
     return {"seed": seed, "fit_seconds": round(time.time() - start, 1), "best_epoch": prior.info_["best_epoch"],
             "epochs_run": prior.info_["epochs_run"], "val_top1": kept.get("val_top1"),
-            "test": test_scores(prior, test)}
+            "split": split, "scores": held_out_scores(prior, held_out)}
 
 
 def read_runs(path: Path) -> dict[tuple[str, int], dict]:
@@ -189,13 +198,13 @@ def summarize(bench: BenchConfig, runs: dict[tuple[str, int], dict]) -> dict[str
             continue
         cells[cell.name] = {
             "set": list(cell.overrides), "seeds": [r["seed"] for r in rs],
-            "top1": describe([100 * r["test"]["top_k"][0] for r in rs]),
-            "top5": describe([100 * r["test"]["top_k"][4] for r in rs]),
-            "top20": describe([100 * r["test"]["top_k"][19] for r in rs]),
-            "loglik": describe([r["test"]["mean_loglik"] for r in rs]),
+            "top1": describe([100 * r["scores"]["top_k"][0] for r in rs]),
+            "top5": describe([100 * r["scores"]["top_k"][4] for r in rs]),
+            "top20": describe([100 * r["scores"]["top_k"][19] for r in rs]),
+            "loglik": describe([r["scores"]["mean_loglik"] for r in rs]),
             "epochs": describe([r["epochs_run"] for r in rs]),
             "fit_seconds": describe([r["fit_seconds"] for r in rs]),
-            "positions": rs[0]["test"]["positions"],
+            "positions": rs[0]["scores"]["positions"],
         }
     comparisons = []
     for a, b in bench.compare:
@@ -211,7 +220,7 @@ def summarize(bench: BenchConfig, runs: dict[tuple[str, int], dict]) -> dict[str
 
 
 def top1s(runs: dict[tuple[str, int], dict], cell: str) -> list[float]:
-    return [100 * r["test"]["top_k"][0] for r in cell_runs(runs, cell)]
+    return [100 * r["scores"]["top_k"][0] for r in cell_runs(runs, cell)]
 
 
 def table(summary: dict[str, Any]) -> str:
@@ -241,7 +250,7 @@ def plot(bench: BenchConfig, runs: dict[tuple[str, int], dict], path: Path) -> N
         ax.errorbar([i + 0.15], [statistics.fmean(ys)], yerr=[statistics.stdev(ys) if len(ys) > 1 else 0],
                     fmt="o", color="tab:red", capsize=3)
     ax.set_xticks(range(len(names)), names, rotation=30, ha="right")
-    ax.set_ylabel("top-1 on the test split (%)")
+    ax.set_ylabel(f"top-1 on the {bench.split} split (%)")
     ax.set_title("each seed (blue), mean and SD (red)")
     fig.tight_layout()
     fig.savefig(path, dpi=110)
@@ -268,7 +277,7 @@ def main(argv: list[str] | None = None) -> int:
         out.mkdir(parents=True, exist_ok=True)
         runs_file = out / "runs.jsonl"
         runs = read_runs(runs_file)
-        loaded_folder, data, test = None, None, None
+        loaded_folder, data, held_out = None, None, None
         for cell in bench.cells:
             if args.report or (args.only and cell.name not in args.only):
                 continue
@@ -278,17 +287,17 @@ def main(argv: list[str] | None = None) -> int:
             config = cell_config(bench, cell, args.data)
             folder = cache_folder(config)
             if folder != loaded_folder:                   # cells of one feature set share their data
-                data = test = None                        # free the previous feature set's arrays first
+                data = held_out = None                    # free the previous feature set's arrays first
                 data = training_data(config, log=lambda m: print(m, file=sys.stderr))
-                test = test_competitions(config, data, bench.test_sample, bench.test_archives,
-                                         log=lambda m: print(m, file=sys.stderr))
+                held_out = held_out_competitions(config, data, bench.sample, bench.archives, bench.split,
+                                                 log=lambda m: print(m, file=sys.stderr))
                 loaded_folder = folder
             for seed in todo:
-                record = {"cell": cell.name, **run_one(config, seed, data, test)}
+                record = {"cell": cell.name, **run_one(config, seed, data, held_out, bench.split)}
                 runs[(cell.name, seed)] = record
                 with runs_file.open("a") as f:
                     f.write(json.dumps(record) + "\n")
-                print(f"{cell.name} seed {seed}: top-1 {100 * record['test']['top_k'][0]:.2f}% "
+                print(f"{cell.name} seed {seed}: top-1 {100 * record['scores']['top_k'][0]:.2f}% "
                       f"({record['epochs_run']} epochs, {record['fit_seconds']:.0f} s)", file=sys.stderr)
     except (ValueError, OSError) as e:
         print(f"error: {e}", file=sys.stderr)
@@ -298,8 +307,7 @@ def main(argv: list[str] | None = None) -> int:
               file=sys.stderr)
         return 130
     summary = summarize(bench, runs)
-    summary.update(config=args.config, test_sample=bench.test_sample,
-                   test_archives=list(bench.test_archives),
+    summary.update(config=args.config, split=bench.split, sample=bench.sample, archives=list(bench.archives),
                    command="python -m bench.fbt_runs " + " ".join(argv if argv is not None else sys.argv[1:]),
                    date=time.strftime("%Y-%m-%d %H:%M:%S"))
     (out / "summary.json").write_text(json.dumps(summary, indent=1))

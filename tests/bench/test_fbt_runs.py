@@ -1,4 +1,5 @@
-"""The multi-seed FBT bench on a tiny 9x9 archive: runs, resume, summary, and scores equal to priors.evaluate's."""
+"""The multi-seed FBT bench on a tiny 9x9 archive: runs, resume, summary, the scored split, and scores equal
+to priors.evaluate's."""
 import json
 
 import numpy as np
@@ -35,14 +36,14 @@ def test_every_cell_runs_once_per_seed_and_a_rerun_resumes(tmp_path, data_dir, c
     runs = [json.loads(line) for line in (out / "runs.jsonl").read_text().splitlines()]
     assert sorted((r["cell"], r["seed"]) for r in runs) == [("FBT2", 1), ("FBT2", 2), ("LFR2", 1), ("LFR2", 2)]
     for r in runs:
-        top_k = r["test"]["top_k"]
-        assert r["test"]["positions"] > 50 and len(top_k) == 20 and top_k == sorted(top_k)
+        top_k = r["scores"]["top_k"]
+        assert r["split"] == "test" and r["scores"]["positions"] > 50 and len(top_k) == 20 and top_k == sorted(top_k)
         assert 1 <= r["best_epoch"] <= r["epochs_run"] <= 3
     # The seeds draw different starting factors, so the two runs of a cell differ.
     fbt_runs_ = [r for r in runs if r["cell"] == "FBT2"]
-    assert fbt_runs_[0]["test"]["mean_loglik"] != fbt_runs_[1]["test"]["mean_loglik"]
+    assert fbt_runs_[0]["scores"]["mean_loglik"] != fbt_runs_[1]["scores"]["mean_loglik"]
     summary = json.loads((out / "summary.json").read_text())
-    top1 = [100 * r["test"]["top_k"][0] for r in fbt_runs_]
+    top1 = [100 * r["scores"]["top_k"][0] for r in fbt_runs_]
     assert summary["cells"]["FBT2"]["top1"]["mean"] == pytest.approx(np.mean(top1))
     assert summary["cells"]["FBT2"]["top1"]["sd"] == pytest.approx(np.std(top1, ddof=1))
     cmp = summary["comparisons"][0]
@@ -64,10 +65,10 @@ def test_test_scores_rank_as_priors_evaluate_does(tmp_path, data_dir):
     train, bench = write_configs(tmp_path, data_dir)
     config = load_config(train, ["fbt.k=2", "fbt.max_epochs=3", "fbt.learning_rate=0.01"])
     data = training_data(config, log=lambda m: None)
-    test = fbt_runs.test_competitions(config, data, 1.0)
+    test = fbt_runs.held_out_competitions(config, data, 1.0)
     prior, _ = fbt_runs.fit_seed(config, 3, data)
     assert prior.hyper.k == 2 and prior.hyper.seed == 3 and prior.info_["epochs_run"] <= 3
-    scores = fbt_runs.test_scores(prior, test)
+    scores = fbt_runs.held_out_scores(prior, test)
     ranks = []
     ds = split_dataset(config.data, "test", 1.0, None)
     for game_id, raw in ds.games():
@@ -79,9 +80,25 @@ def test_test_scores_rank_as_priors_evaluate_does(tmp_path, data_dir):
     assert scores["top_k"][:5] == [round(float(np.mean(ranks <= k)), 6) for k in range(1, 6)]
 
 
+def test_the_validation_split_is_scored_to_choose_a_setting(tmp_path, data_dir):
+    """`split: validation` scores every cell on the validation split's positions, not the test split's;
+    the top-level `set` reaches every cell, and a cell's own `set` comes after it."""
+    _, bench = write_configs(tmp_path, data_dir, "split: validation\nset: [fbt.k=3, fbt.lambda_w=0.01]\n")
+    assert fbt_runs.main([str(bench), "--seeds", "1"]) == 0
+    runs = [json.loads(line) for line in (tmp_path / "out" / "runs.jsonl").read_text().splitlines()]
+    ds = split_dataset(load_config(tmp_path / "train.yaml").data, "validation", 1.0, None)
+    n_validation = sum(len(list(ds.positions_of(game_id, raw))) for game_id, raw in ds.games())
+    assert {r["split"] for r in runs} == {"validation"}
+    assert {r["scores"]["positions"] for r in runs} == {n_validation}
+    config = fbt_runs.cell_config(fbt_runs.load_bench_config(bench), fbt_runs.Cell("x", ("fbt.k=4",)), None)
+    assert config.hyper.k == 4 and config.hyper.lambda_w == 0.01
+
+
 @pytest.mark.parametrize("extra, key", [
     ("seeds: one\n", "seeds"),
-    ("test_sample: 0\n", "test_sample"),
+    ("sample: 0\n", "sample"),
+    ("split: train\n", "split"),
+    ("set: [fbt.k]\n", "set"),
     ("colour: 1\n", "colour"),
 ])
 def test_config_errors_name_the_key(tmp_path, data_dir, capsys, extra, key):
@@ -106,7 +123,7 @@ def test_a_comparison_of_an_unknown_cell_and_an_unknown_only_are_refused(tmp_pat
 def test_a_comparison_with_a_single_run_has_no_standard_error():
     def run(cell, seed, top1):
         return {"cell": cell, "seed": seed, "epochs_run": 3, "fit_seconds": 1.0,
-                "test": {"top_k": [top1] * 20, "mean_loglik": -3.0, "positions": 10}}
+                "split": "test", "scores": {"top_k": [top1] * 20, "mean_loglik": -3.0, "positions": 10}}
     bench = fbt_runs.BenchConfig("train.yaml", (1, 2), 1.0, (), "out",
                                  (fbt_runs.Cell("A", ()), fbt_runs.Cell("B", ())), (("A", "B"),))
     runs = {("A", 1): run("A", 1, 0.40), ("A", 2): run("A", 2, 0.42), ("B", 1): run("B", 1, 0.39)}
