@@ -159,13 +159,12 @@ def fit_seed(config: TrainConfig, seed: int, data: TrainingData) -> tuple[FBTPri
     return prior, kept
 
 
-def run_one(config: TrainConfig, seed: int, data: TrainingData, held_out: Competitions,
-            split: str = "test") -> dict[str, Any]:
+def run_one(config: TrainConfig, seed: int, data: TrainingData, held_out: Competitions) -> dict[str, Any]:
     start = time.time()
     prior, kept = fit_seed(config, seed, data)
     return {"seed": seed, "fit_seconds": round(time.time() - start, 1), "best_epoch": prior.info_["best_epoch"],
             "epochs_run": prior.info_["epochs_run"], "val_top1": kept.get("val_top1"),
-            "split": split, "scores": held_out_scores(prior, held_out)}
+            "scores": held_out_scores(prior, held_out)}
 
 
 def read_runs(path: Path) -> dict[tuple[str, int], dict]:
@@ -277,6 +276,10 @@ def main(argv: list[str] | None = None) -> int:
         out.mkdir(parents=True, exist_ok=True)
         runs_file = out / "runs.jsonl"
         runs = read_runs(runs_file)
+        other = {r["split"] for r in runs.values()} - {bench.split}
+        if other:                                         # one summary must not mix test and validation scores
+            raise BenchConfigError(f"split: {runs_file} holds runs scored on the {other.pop()} split; "
+                                   f"give this bench another out folder")
         loaded_folder, data, held_out = None, None, None
         for cell in bench.cells:
             if args.report or (args.only and cell.name not in args.only):
@@ -293,7 +296,7 @@ def main(argv: list[str] | None = None) -> int:
                                                  log=lambda m: print(m, file=sys.stderr))
                 loaded_folder = folder
             for seed in todo:
-                record = {"cell": cell.name, **run_one(config, seed, data, held_out, bench.split)}
+                record = {"cell": cell.name, "split": bench.split, **run_one(config, seed, data, held_out)}
                 runs[(cell.name, seed)] = record
                 with runs_file.open("a") as f:
                     f.write(json.dumps(record) + "\n")

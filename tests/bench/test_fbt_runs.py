@@ -94,6 +94,16 @@ def test_the_validation_split_is_scored_to_choose_a_setting(tmp_path, data_dir):
     assert config.hyper.k == 4 and config.hyper.lambda_w == 0.01
 
 
+def test_a_runs_file_of_one_split_is_not_resumed_with_another(tmp_path, data_dir, capsys):
+    _, bench = write_configs(tmp_path, data_dir)
+    assert fbt_runs.main([str(bench), "--seeds", "1", "--only", "FBT2"]) == 0
+    bench.write_text(bench.read_text() + "split: validation\n")
+    assert fbt_runs.main([str(bench), "--seeds", "1"]) == 2
+    err = capsys.readouterr().err
+    assert "split" in err and "Traceback" not in err
+    assert len((tmp_path / "out" / "runs.jsonl").read_text().splitlines()) == 1
+
+
 @pytest.mark.parametrize("extra, key", [
     ("seeds: one\n", "seeds"),
     ("sample: 0\n", "sample"),
