@@ -38,6 +38,8 @@ class VariantSummary:
     elo_high: float
     player_seconds_per_move: float
     opponent_seconds_per_move: float
+    player_cpu_per_move: float     # CPU-seconds, over the games whose engine CPU time was read; NaN when none
+    opponent_cpu_per_move: float
     faults: int               # games that ended in a fault, any engine
     faults_by_role: dict
     illegal: int              # games lost to an illegal move, either side
@@ -77,6 +79,8 @@ def summarize(variant: str, records: Iterable[dict], playouts: int | None = None
         elo=elo, elo_low=elo_low, elo_high=elo_high,
         player_seconds_per_move=_per_move(records, "player"),
         opponent_seconds_per_move=_per_move(records, "opponent"),
+        player_cpu_per_move=_per_move(records, "player", "cpu"),
+        opponent_cpu_per_move=_per_move(records, "opponent", "cpu"),
         faults=sum(faults_by_role.values()), faults_by_role=faults_by_role,
         illegal=sum(1 for r in records if r.get("end") == "illegal"),
         disagreements=sum(1 for r in records if r.get("disagreement")),
@@ -99,9 +103,11 @@ def _clock(records: list[dict]) -> dict | None:
     return out
 
 
-def _per_move(records: list[dict], role: str) -> float:
-    moves = sum(r.get(f"{role}_moves", 0) for r in records)
-    seconds = sum(r.get(f"{role}_seconds", 0.0) for r in records)
+def _per_move(records: list[dict], role: str, clock: str = "seconds") -> float:
+    """Wall (`seconds`) or CPU (`cpu`) seconds per move of one role, over the games that have the time."""
+    timed = [r for r in records if r.get(f"{role}_{clock}") is not None]
+    moves = sum(r.get(f"{role}_moves", 0) for r in timed)
+    seconds = sum(r[f"{role}_{clock}"] for r in timed)
     return seconds / moves if moves else math.nan
 
 

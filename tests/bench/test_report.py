@@ -79,6 +79,7 @@ def test_summary_counts_wins_draws_voids_faults_and_time_per_move():
     assert s.win_low < s.win_rate < s.win_high
     assert s.faults == 1 and s.faults_by_role == {"opponent": 1} and s.disagreements == 1
     assert s.player_seconds_per_move == 5.0 / 10 and s.opponent_seconds_per_move == 15.0 / 5
+    assert s.player_cpu_per_move == 2.5 / 10 and math.isnan(s.opponent_cpu_per_move)  # no CPU time read
     table = format_table([s], "title")
     assert table.splitlines()[0] == "title"
     assert "2-1-1" in table and "62.5%" in table and "1 (O1)" in table
