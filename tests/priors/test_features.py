@@ -4,6 +4,7 @@ import pytest
 
 from engine.board import BLACK, PASS, WHITE, Board
 from priors import features
+from priors.dataset import transform
 from priors.features import GROUPS, extract_features, pattern_keys_at
 from priors.ladder import is_ladder_attack, is_ladder_caught
 
@@ -315,7 +316,7 @@ def test_pattern_keys_are_invariant_under_symmetry_and_colour():
     assert keys.dtype == np.uint64 and len(keys) == 13 and len(set(keys.tolist())) == 13
     for t in range(8):
         moved = transformed(board, t)
-        assert np.array_equal(pattern_keys_at(moved, moved.point(*sym(3, 3, 7, t)), BLACK), keys)
+        assert np.array_equal(pattern_keys_at(moved, moved.point(*transform(3, 3, 7, t)), BLACK), keys)
     swapped = Board.from_ascii(swap(text))
     assert np.array_equal(pattern_keys_at(swapped, swapped.point(3, 3), WHITE), keys)
     other = pattern_keys_at(board, board.point(3, 2), BLACK)
@@ -340,22 +341,12 @@ def test_pattern_level_is_largest_harvested_size():
     assert "pattern" not in levels_at(board, WHITE, (3, 3), patterns)   # colours reversed
 
 
-def sym(row, col, n, t):
-    if t & 4:
-        row, col = col, row
-    if t & 1:
-        row = n - 1 - row
-    if t & 2:
-        col = n - 1 - col
-    return row, col
-
-
 def transformed(board, t, swap_colours=False):
     n = board.size
     out = Board(n)
     stones = board.stones()
-    black = [out.point(*sym(r, c, n, t)) for r in range(n) for c in range(n) if stones[r, c] == BLACK]
-    white = [out.point(*sym(r, c, n, t)) for r in range(n) for c in range(n) if stones[r, c] == WHITE]
+    black = [out.point(*transform(r, c, n, t)) for r in range(n) for c in range(n) if stones[r, c] == BLACK]
+    white = [out.point(*transform(r, c, n, t)) for r in range(n) for c in range(n) if stones[r, c] == WHITE]
     if swap_colours:
         black, white = white, black
     out.setup(black, white)
@@ -383,7 +374,7 @@ def test_all_features_are_invariant_under_the_8_symmetries(swap_colours):
     for t in range(8):
         board = transformed(base, t, swap_colours)
         for (r, c), color in moves:
-            board.play(board.point(*sym(r, c, 9, t)), 3 - color if swap_colours else color)
+            board.play(board.point(*transform(r, c, 9, t)), 3 - color if swap_colours else color)
         to_play = BLACK if swap_colours else WHITE
         index, levels = extract_features(board, to_play)
         by_point = {}
@@ -400,7 +391,7 @@ def test_all_features_are_invariant_under_the_8_symmetries(swap_colours):
 def sym_inverse(row, col, n, t):
     for r in range(n):
         for c in range(n):
-            if sym(r, c, n, t) == (row, col):
+            if transform(r, c, n, t) == (row, col):
                 return r, c
     raise AssertionError
 
@@ -733,7 +724,7 @@ def test_new_groups_are_invariant_under_the_8_symmetries():
     reference = None
     for t in range(8):
         board = transformed(base, t)
-        board.play(board.point(*sym(1, 3, 15, t)), WHITE)            # the last move of opening_board
+        board.play(board.point(*transform(1, 3, 15, t)), WHITE)            # the last move of opening_board
         index, levels = extract_features(board, BLACK)
         by_point = {sym_inverse(i // 15, i % 15, 15, t): row[legacy:]
                     for i, row in zip(index[:-1].tolist(), levels[:-1].tolist())}
