@@ -47,7 +47,8 @@ from typing import Any
 import numpy as np
 
 from bench import report
-from bench.match import RunError, parse_run_arguments, planned_games, read_records, run_arguments, run_match
+from bench.match import (RunError, has_pending, parse_run_arguments, planned_games, read_records, run_arguments,
+                         run_match)
 from bench.matchconfig import NAME_RE, ConfigError, MatchConfig, load_yaml_config, parse_config
 from bench.ratings import Ratings, fit
 from bench.records import results_folder
@@ -277,11 +278,14 @@ def write_ratings(cfg: LeagueConfig, run_dir: Path) -> str | None:
 
 def run_league(cfg: LeagueConfig, run_dir: Path, jobs: int | None = None, scheduler: str | None = None,
                progress: bool = True, argv: list[str] | None = None) -> str | None:
-    """Play what every pair still lacks, one pair after another, rating after each."""
+    """Play what every pair still lacks, one pair after another, rating after each; a finished pair's
+    folder is left as it is (no engines started, no invocation added)."""
     for pair in cfg.pairs:
-        run_match(pair.match, _pair_dir(run_dir, pair), jobs=jobs, scheduler=scheduler, progress=progress, argv=argv)
-        print((_pair_dir(run_dir, pair) / "summary.txt").read_text(encoding="utf-8"), flush=True)
-        write_ratings(cfg, run_dir)
+        folder = _pair_dir(run_dir, pair)
+        if has_pending(pair.match, folder):
+            run_match(pair.match, folder, jobs=jobs, scheduler=scheduler, progress=progress, argv=argv)
+            write_ratings(cfg, run_dir)
+        print((folder / "summary.txt").read_text(encoding="utf-8"), flush=True)
     return write_ratings(cfg, run_dir)
 
 

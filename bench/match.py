@@ -216,6 +216,7 @@ class Run:
         self.records_path = run_dir / "games.jsonl"
         self.records: dict[tuple[str, int], dict] = {}
         self.info: dict[str, EngineInfo] = {}
+        self.started = ""                   # the first invocation's date: the .dat files' Date
 
     def prepare(self, argv: list[str]) -> None:
         self.dir.mkdir(parents=True, exist_ok=True)
@@ -226,7 +227,7 @@ class Run:
         self.records = read_records(self.records_path)
         self._probe_engines()
         now = time.strftime("%Y-%m-%d %H:%M:%S")
-        meta.setdefault("started", now)
+        self.started = meta.setdefault("started", now)
         meta.setdefault("invocations", []).append(
             {"date": now, "command": " ".join(argv), "config": self.cfg.source,
              "commit": git_commit(), "games_already_played": len(self.records)})
@@ -316,8 +317,8 @@ class Run:
     def _dat_header(self, variant: str) -> dict:
         black, white = self.info[f"player:{variant}"], self.info["opponent"]
         referee = self.info.get("referee")
-        return {"Black": black.name, "BlackCommand": black.command, "BlackLabel": black.label,
-                "BlackVersion": black.version, "White": white.name, "WhiteCommand": white.command,
+        return {"Date": self.started, "Black": black.name, "BlackCommand": black.command,
+                "BlackLabel": black.label, "BlackVersion": black.version, "White": white.name, "WhiteCommand": white.command,
                 "WhiteLabel": white.label, "WhiteVersion": white.version,
                 "Komi": f"{self.cfg.komi:g}", "Size": self.cfg.board_size,
                 "Referee": referee.name if referee else "-"}
@@ -435,6 +436,14 @@ def _replays(run: Run, variant: str, running: Iterable[GameTask]) -> list[GameTa
     busy = {(t.variant, t.index) for t in running}
     return [run.task(variant, i) for i in range(run.planned_games(variant))
             if (variant, i) not in run.records and (variant, i) not in busy]
+
+
+def has_pending(cfg: MatchConfig, run_dir: Path) -> bool:
+    """Whether the run folder still lacks games of `cfg`; nothing is locked, probed or written."""
+    run = Run(cfg, run_dir)
+    if run.records_path.exists():
+        run.records = parse_records(run.records_path.read_text(encoding="utf-8"))[0]
+    return bool(run.pending())
 
 
 def run_match(cfg: MatchConfig, run_dir: Path, executor: cf.Executor | None = None, jobs: int | None = None,

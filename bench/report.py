@@ -230,7 +230,7 @@ def _num(x: float | None) -> str:
 def write_dat(path: str | Path, records: Iterable[dict], header: dict) -> None:
     """A gogui-twogtp results file: `# Key: value` lines, `#`, then the tab-separated table.
 
-    header holds the DAT_KEYS values except Date, Host and Xml, which are filled in here."""
+    header holds the DAT_KEYS values; Host and Xml, and Date when it has none, are filled in here."""
     values = {"Date": time.strftime("%Y-%m-%d %H:%M:%S"), "Host": socket.gethostname(), "Xml": "0",
               **header}
     lines = [f"# {key}: {' '.join(str(values.get(key, '')).split())}" for key in DAT_KEYS]

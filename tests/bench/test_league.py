@@ -85,8 +85,10 @@ def test_a_short_real_league_rates_every_engine_and_resumes(tmp_path, capsys):
     assert sum(map(sum, points)) == 6                        # every game's point, and no more
     assert (out / "ratings.png").stat().st_size > 0
     assert "League tiny" in capsys.readouterr().out
-    before = (out / "a-vs-b" / "games.jsonl").read_text()
+    before = {name: (out / "a-vs-b" / name).read_text() for name in ("games.jsonl", "run.json", "main.dat")}
+    started = json.loads(before["run.json"])["started"]
+    assert f"# Date: {started}\n" in before["main.dat"]        # the .dat's Date is when the run began
     assert main([str(config), "--out", str(out), "--no-progress"]) == 0    # resumes: nothing to play
-    assert (out / "a-vs-b" / "games.jsonl").read_text() == before
+    assert {name: (out / "a-vs-b" / name).read_text() for name in before} == before   # finished pairs untouched
     assert main([str(config), "--out", str(out), "--rate-only"]) == 0
     assert (out / "ratings.txt").read_text().splitlines()[0] in capsys.readouterr().out
