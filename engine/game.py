@@ -154,6 +154,12 @@ class Game:
                 out.append(h)
         return out
 
+    def move_count(self) -> int:
+        """How far into the game: the moves played, plus the setup stones other than handicap stones
+        (a position loaded without its moves is as far on as its stones say)."""
+        setup_stones = int(np.count_nonzero(self._setup.stones() != EMPTY))
+        return len(self.moves) + max(0, setup_stones - len(self.handicap))
+
     def is_over(self) -> bool:
         """Two consecutive passes end the game."""
         return len(self.moves) >= 2 and self.moves[-1][1] == PASS and self.moves[-2][1] == PASS

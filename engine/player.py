@@ -4,8 +4,10 @@
 demands it, and plays the most visited move that is legal under positional superko. It passes when
 the opponent has just passed and the area score, dead stones removed, already wins
 (`pass_when_won`); it resigns when the win rate is hopeless (`resign_threshold`, after
-`resign_min_visits` visits of the best move). `genmove_cleanup` (kgs-genmove_cleanup) never passes
-while the ownership says dead opponent stones are still on the board: it plays on their liberties.
+`resign_min_visits` visits of the best move), never in the first quarter of the game, and as White
+giving handicap stones only at a lower win rate early on (`resign_threshold_now`).
+`genmove_cleanup` (kgs-genmove_cleanup) never passes while the ownership says dead opponent stones
+are still on the board: it plays on their liberties.
 `final_score`, `final_status_list` and the pass and cleanup decisions judge dead stones by
 `engine.scoring.playout_ownership` (playouts alone, a fixed number: never the tree search, whose
 ownership follows the prior and the search size in a decided position).
@@ -35,6 +37,8 @@ from engine.timecontrol import Plan, TimeControl
 
 SHORT_PLAYOUTS = 500       # playouts of the quick look at ownership before passing, or in cleanup
 FINAL_PLAYOUTS = 2000      # playouts behind final_score and final_status_list (whatever search.playouts)
+NO_RESIGN_SHARE = 0.25    # no resignation while the game is shorter than this share of the board's points
+HANDICAP_RESIGN_SHARE = 0.6  # White giving stones: the resign threshold is full from this share on
 UNTIMED_SECONDS = 10.0     # thinking time when playouts = 0 ("clock only") and there is no clock
 MIN_SECONDS = 0.01         # a search always gets this much, even with no time left
 
@@ -146,7 +150,7 @@ class Player:
         # After two passes the search would only score the root: search the play-on position.
         self.search.set_root(scoring.play_on(board) if self.game.is_over() else board, history)
         self._run(playouts, plan, start, report)
-        if not cleanup and self._should_resign():
+        if not cleanup and self._should_resign(color):
             return RESIGN
         # Passing first only in a won position on a settled board: a losing engine plays on (or
         # resigns), and a small search that likes pass on an open board plays its next move.
@@ -185,16 +189,33 @@ class Player:
         """Passing wins even if every point the playouts do not surely give us goes to the opponent."""
         return scoring.pessimistic_margin(board, self._ownership(board, SHORT_PLAYOUTS), color) > 0
 
-    def _should_resign(self) -> bool:
-        """Hopeless: the win rate is under the threshold and the best move is well explored
+    def _should_resign(self, color: int) -> bool:
+        """Hopeless: the win rate is under the threshold now and the best move is well explored
         (resign_min_visits, or half the search when it was smaller)."""
         sp = self.params.search
-        if sp.resign_threshold <= 0 or self.search.winrate() >= sp.resign_threshold:
+        threshold = self.resign_threshold_now(color)
+        if threshold <= 0 or self.search.winrate() >= threshold:
             return False
         children = self.search.root_children()
         best = self.search.best_move()
         visits = next((c["visits"] for c in children if c["move"] == best), 0)
         return visits >= min(sp.resign_min_visits, self.search.root_visits() // 2)
+
+    def resign_threshold_now(self, color: int) -> float:
+        """The win rate `color` resigns under at this point of the game: 0 (never) before a quarter of
+        the board's points have been played; as White giving stones, resign_threshold / (1 + stones)
+        blended linearly into resign_threshold by 0.6 of the points, since the taker of a handicap
+        may still go wrong (Leela Zero's rule); else resign_threshold."""
+        full = self.params.search.resign_threshold
+        points = self.game.size * self.game.size
+        moves = self.game.move_count()
+        if full <= 0 or moves < NO_RESIGN_SHARE * points:
+            return 0.0
+        stones = len(self.game.handicap)
+        if color != WHITE or not stones:
+            return full
+        blend = min(1.0, moves / (HANDICAP_RESIGN_SHARE * points))
+        return blend * full + (1 - blend) * full / (1 + stones)
 
     def _pick(self, board: Board, color: int, dead: list[list[int]], may_pass: bool = True) -> int:
         """The search's choice if the game allows it, else the next most visited allowed move.

@@ -117,6 +117,41 @@ def test_resigns_when_hopeless_only_with_a_threshold():
     assert player.genmove(BLACK) != RESIGN
 
 
+def test_no_resignation_early_nor_by_white_giving_stones_too_soon():
+    board = Board.from_ascii(HOPELESS.replace("X", ".").replace("O", "X"), komi=7.5, to_play=WHITE)
+    black = [p for p in board.points() if board.color_at(p) == BLACK]
+    assert len(black) == 20
+    player = make_player(400, resign_threshold=0.2, resign_min_visits=50)
+    player.game.set_position(board)           # 20 setup stones: past a quarter of 49 points
+    assert player.genmove(WHITE) == RESIGN
+    player = make_player(400, resign_threshold=0.2, resign_min_visits=50)
+    player.game.set_size(7)
+    player.game.set_free_handicap(black)      # the same stones as a handicap: move 0 of the game
+    assert player.genmove(WHITE) != RESIGN
+
+
+def test_resign_threshold_by_move_colour_and_handicap():
+    player = make_player(resign_threshold=0.1)     # 19x19: 361 points, a quarter is 90.25 moves
+    for i in range(90):
+        player.game.play(BLACK if i % 2 == 0 else WHITE, PASS)
+    assert player.resign_threshold_now(BLACK) == player.resign_threshold_now(WHITE) == 0.0
+    player.game.play(BLACK, PASS)
+    assert player.resign_threshold_now(BLACK) == player.resign_threshold_now(WHITE) == 0.1
+    player = make_player(resign_threshold=0.1)
+    player.game.fixed_handicap(4)
+    for i in range(91):
+        player.game.play(WHITE if i % 2 == 0 else BLACK, PASS)
+    # 91 moves: White's threshold is 91/216.6 of the way from 0.1/5 = 0.02 to 0.1, by hand 0.053610
+    assert player.resign_threshold_now(WHITE) == pytest.approx(0.053610, abs=1e-6)
+    assert player.resign_threshold_now(BLACK) == 0.1
+    for i in range(126):                           # 217 moves: past 0.6 of the points
+        player.game.play(WHITE if i % 2 == 0 else BLACK, PASS)
+    assert player.resign_threshold_now(WHITE) == 0.1
+    player = make_player(resign_threshold=0.0)
+    player.game.set_position(Board.from_ascii(HOPELESS, komi=7.5))
+    assert player.resign_threshold_now(BLACK) == 0.0
+
+
 # Finished: White B4 is dead in Black's area, Black F3 in White's; both walls have two eyes or
 # more. By hand, with komi 0.5: Black has columns A-D (28), White E-G (21): B+6.5.
 FINISHED = """

@@ -348,9 +348,13 @@ def test_genmove_resigns_a_lost_game(tmp_path):
     try:
         proc.ok("boardsize 5")
         proc.ok("komi 100")                       # Black cannot win
+        assert proc.ok("genmove b") != "resign"   # no resignation in the first quarter (6.25 moves)
+        proc.ok("undo")
+        for move in ("b A1", "w E5", "b A3", "w E3", "b C1", "w C5", "b A5"):
+            proc.ok("play " + move)
         assert proc.ok("genmove b") == "resign"
         game = sgf.Sgf_game.from_bytes(proc.ok("printsgf").encode())
-        assert len(game.get_main_sequence()) == 1   # resigning plays no move
+        assert len(game.get_main_sequence()) == 8   # resigning plays no move
         assert game.get_root().get("RE") == "W+R"
         assert proc.ok("genmove w") != "resign"  # White is winning
     finally:
