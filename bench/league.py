@@ -40,6 +40,7 @@ from __future__ import annotations
 import itertools
 import json
 import sys
+import textwrap
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -250,7 +251,7 @@ def plot(path: Path, ratings: Ratings, title: str) -> None:
     ax.set_yticks(list(ys), [r.name for r in rows])
     ax.axvline(0, color="grey", lw=0.8, ls="--")
     ax.set_xlabel(f"Elo (Bradley-Terry, {ratings.anchor} = 0), 95% interval")
-    ax.set_title(title, fontsize=9)
+    ax.set_title(textwrap.fill(title, 90), fontsize=9)   # a long league title wraps, never clips
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)
