@@ -35,12 +35,12 @@ from engine.ponder import Ponderer, Reporter, run_planned, run_sliced
 from engine.search import Search
 from engine.timecontrol import Plan, TimeControl
 
-SHORT_PLAYOUTS = 500       # playouts of the quick look at ownership before passing, or in cleanup
-FINAL_PLAYOUTS = 2000      # playouts behind final_score and final_status_list (whatever search.playouts)
-NO_RESIGN_SHARE = 0.25    # no resignation while the game is shorter than this share of the board's points
+SHORT_PLAYOUTS = 500         # playouts of the quick look at ownership before passing, or in cleanup
+FINAL_PLAYOUTS = 2000        # playouts behind final_score and final_status_list (whatever search.playouts)
+NO_RESIGN_SHARE = 0.25       # no resignation while fewer moves than this share of the points are played
 HANDICAP_RESIGN_SHARE = 0.6  # White giving stones: the resign threshold is full from this share on
-UNTIMED_SECONDS = 10.0     # thinking time when playouts = 0 ("clock only") and there is no clock
-MIN_SECONDS = 0.01         # a search always gets this much, even with no time left
+UNTIMED_SECONDS = 10.0       # thinking time when playouts = 0 ("clock only") and there is no clock
+MIN_SECONDS = 0.01           # a search always gets this much, even with no time left
 
 
 class Player:
