@@ -17,7 +17,6 @@ import platform
 import sys
 import time
 from dataclasses import dataclass, field
-from pathlib import Path
 
 from bench.records import git_commit, results_folder
 from engine.board import Board

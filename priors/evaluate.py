@@ -254,7 +254,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     rng = np.random.default_rng(args.seed)
     results = []
-    for (spec, prior, metadata), sc in zip(models, scores):
+    for (spec, _, metadata), sc in zip(models, scores):
         trained = {k: metadata.get(k) for k in ("train_games", "n_patterns", "n_competitions", "validation",
                                                 "digest") if k in metadata}
         results.append({"label": Path(spec).stem if Path(spec).is_file() else spec, "model": spec,

@@ -5,13 +5,12 @@ import copy
 import pickle
 import random
 
-import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from engine.board import BLACK, EDGE, EMPTY, MAX_SIZE, PASS, RESIGN, WHITE, Board, IllegalMove
-from tests.boards import assert_position, assert_stones, board_from_ascii, play_moves, vertex
+from tests.boards import assert_position, board_from_ascii, play_moves, vertex
 from tests.positions import KO
 
 

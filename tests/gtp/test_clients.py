@@ -77,7 +77,7 @@ def test_sabaki_transcript(client, record_property):
             assert sabaki_parse(line, analyze)
     record_property("sabaki_stop_seconds", [round(x, 3) for x in latencies])
     assert max(latencies) < 1.0
-    for version, names in SABAKI_GENMOVE.items():
+    for names in SABAKI_GENMOVE.values():
         command = next(c for c in names if c in listed)
         assert command != "genmove"                         # Sabaki plays through genmove_analyze
         stream = Stream(client, f"{command} W 50")
@@ -102,7 +102,7 @@ def test_gogui_transcript(client):
     assert GENMOVE.fullmatch(client.ok("genmove w"))
     to_move = "b"
     for entry in menu:
-        kind, label, command = ANALYZE_ENTRY.fullmatch(entry).group(1), *entry.split("/")[1:3]
+        kind, command = ANALYZE_ENTRY.fullmatch(entry).group(1), entry.split("/")[2]
         if "%p" in command:
             command = command.replace("%p", "E5")
         command = command.replace("%m", to_move)

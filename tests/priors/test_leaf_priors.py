@@ -175,7 +175,7 @@ def test_a_true_update_raises_the_pattern_and_its_relatives():
 def test_adf_messages_have_positive_precision():
     prior = HierGaussPrior(mu0=0.0, sigma0_sq=4.0)
     rng = np.random.default_rng(5)
-    for i in range(300):
+    for _ in range(300):
         keys = [1, 2, 3] + rng.integers(4, 12, size=5).tolist()
         value = bool(rng.random() < 0.9)                            # lopsided: means go far out
         tau, rho = prior.update(keys, value)
@@ -195,7 +195,6 @@ def test_virtual_observations_slow_learning():
 
 def test_beta_sq_by_moments():
     prior = HierGaussPrior()
-    rng = np.random.default_rng(1)
     for i in range(200):
         keys = np.array([[1, 2, 3, 4, 5, 6, 7, 1000 + i]], dtype=np.uint64)
         prior.observe(keys, np.zeros(1, np.int8), np.array([i % 3 == 0]))

@@ -1,7 +1,6 @@
 """The engine presets in configs/ that name a prior load it, with its shipped model, and it predicts."""
 from pathlib import Path
 
-import numpy as np
 import pytest
 
 from engine.board import BLACK, Board
