@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import tarfile
 
-
 from bench.rules import replay, run
 from engine.board import BLACK, Board
 

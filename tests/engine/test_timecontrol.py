@@ -26,7 +26,7 @@ def simulate(tc, referee, n_moves, size=19, report=True, lag=LATENCY):
         if report:
             tc.time_left(BLACK, *referee.time_left_args())
         t = tc.budget(BLACK, size, 2 * i)
-        assert t is not None and t >= 0
+        assert t is not None and 0 <= t <= max(0.0, referee.most() - MARGIN)   # the margin is always kept
         budgets.append(t)
         referee.charge(t + lag)
         tc.spend(BLACK, t + lag)
