@@ -78,6 +78,7 @@ BOUNDS: dict[str, Bound] = {
     "playout.nakade_rate": RATE,
     "playout.useful_self_atari_rate": RATE,
     "playout.fill_board_rate": RATE,
+    "playout.reply_rate": RATE,
     "playout.max_moves": Bound(0, 1000),   # engine/playout.pxd MAX_PLAYOUT_MOVES
     "time.main_time": NON_NEGATIVE,
     "time.byo_yomi_time": NON_NEGATIVE,

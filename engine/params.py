@@ -36,6 +36,7 @@ class PlayoutParams:
     nakade_rate: int = 0         # % that take the vital point of a 3- to 6-point eye space by the last move
     useful_self_atari_rate: int = 0  # % of checks that allow a self-atari only as a nakade or throw-in
     fill_board_rate: int = 0     # % that play a point with 8 empty neighbours before the random move
+    reply_rate: int = 0          # % that play the search thread's last good reply (LGRF-2) to the last moves
     max_moves: int = 0           # playout length cap; 0 means 3 * board points
 
 

@@ -64,6 +64,7 @@ class Player:
         self.stop_pondering()
         self.game.clear()
         self.time.reset()
+        self.search.clear_replies()
 
     # --- client hooks ---
     def stop_pondering(self) -> int:

@@ -1,11 +1,13 @@
 # engine/playout.pxd: the playout policy's Cython contract (bodies in playout.pyx).
 #
 # A playout plays a position to the end with a fast policy in the spirit of MoGo/Pachi "moggy": retake
-# kos, answer ataris, read ladders, take the vital point of small eye spaces, 3x3 shape moves near the
-# last move, avoid bad self-ataris and own-eye fills, fill empty areas, otherwise uniform random among
-# legal non-eye moves. Each rule can be switched off. No hashing/superko, only simple ko.
+# kos, replay the search's last good replies, answer ataris, read ladders, take the vital point of
+# small eye spaces, 3x3 shape moves near the last move, avoid bad self-ataris and own-eye fills, fill
+# empty areas, otherwise uniform random among legal non-eye moves. Each rule can be switched off. No
+# hashing/superko, only simple ko.
 from engine.board cimport BoardState, point_t, color_t, MAX_POINTS
 from engine.rng cimport Rng
+from engine.policy_replies cimport Replies
 
 cdef enum:
     MAX_PLAYOUT_MOVES = 1000   # hard cap on the record; params.max_moves is the usual limit
@@ -22,6 +24,7 @@ cdef struct PlayoutParams:     # mirrors engine.params.PlayoutParams (see there 
     int nakade_rate            # % that play the vital point of a 3- to 6-point eye space next to the last move
     int useful_self_atari_rate # % of checks that allow a self-atari only as a nakade or a throw-in
     int fill_board_rate        # % that try a point with 8 empty neighbours before the random move
+    int reply_rate             # % of moves that try the last good reply (LGRF-2) of the search thread
     int max_moves              # playout length limit (moves beyond the starting position)
 
 cdef struct PlayoutRecord:     # what the search needs for AMAF updates and ownership
@@ -36,10 +39,12 @@ cdef bint shape_move(unsigned short code, color_t c) noexcept nogil
 cdef point_t choose_move(BoardState* b, const PlayoutParams* pp, Rng* rng) noexcept nogil
     # The policy's move for b.to_play: a legal point, or PASS when no acceptable move is left.
 
-cdef float run(BoardState* b, const PlayoutParams* pp, Rng* rng, PlayoutRecord* rec) noexcept nogil
+cdef float run(BoardState* b, const PlayoutParams* pp, Rng* rng, PlayoutRecord* rec,
+               const Replies* replies) noexcept nogil
     # Play b to the end (two passes, or pp.max_moves capped at MAX_PLAYOUT_MOVES; 0 means 3 * size * size)
     # and return playout_score (black - white - komi). b is changed in place (callers pass a copy); rec,
     # if not NULL, gets every move played (passes included) from rec.moves[0], and rec.n_moves is set.
+    # replies: the search thread's last good replies for the reply rule (NULL: the rule is off).
 
 cpdef PlayoutParams make_params(object p, int size) except *
     # The C parameters for an engine.params.PlayoutParams on a size x size board: max_moves 0 becomes

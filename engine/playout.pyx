@@ -8,22 +8,25 @@ Each move takes the first rule that yields an acceptable candidate (each rule fi
    ko threat*: the opponent took a ko with the last move, so its retake is banned now: put an opposing
    block of two liberties in atari, keeping two liberties ourselves (a threat it must answer, after
    which the ko rule retakes); uniform random moves seldom threaten, so a playout's ko ends at once.
-2. capture: the opponent's last move left its group in atari: take it.
-3. save: an own group next to the last move is in atari: capture an opponent group in atari next to
+2. reply*: the search thread's last good reply to the last two moves, else to the last move
+   (LGRF-2, Baier & Drake 2010; engine/policy_replies.pxd): a reply that won the thread's last
+   simulation after the same moves and has not lost since. Only in the search's playouts.
+3. capture: the opponent's last move left its group in atari: take it.
+4. save: an own group next to the last move is in atari: capture an opponent group in atari next to
    it, or extend on its liberty when that leaves >= 2 liberties (with the ladder rule*: and when the
    extended group is not caught in a ladder, so the playout does not run out a dead ladder).
-4. ladder*: the last move's group has two liberties and an atari catches it in a ladder: play that
+5. ladder*: the last move's group has two liberties and an atari catches it in a ladder: play that
    atari; an own group next to the last move has two liberties and the opponent's atari would
    catch it: extend (Pachi's 2-liberty check with its ladder test; engine/policy_ladder.pxd).
-5. nakade*: an empty region next to the last move is an eye space of 3 to 6 points with a vital
+6. nakade*: an empty region next to the last move is an eye space of 3 to 6 points with a vital
    point: take it, whichever side owns it (engine/policy_eyes.pxd).
-6. 3x3 shapes: an empty 8-neighbour of the last two moves matches a MoGo pattern (Gelly et al. 2006:
+7. 3x3 shapes: an empty 8-neighbour of the last two moves matches a MoGo pattern (Gelly et al. 2006:
    hane, cut1, cut2, edge); one table lookup on the board's `pat3` code.
-7. fill board*: up to FILL_BOARD_TRIES random empty points; play the first whose 8 neighbours are
+8. fill board*: up to FILL_BOARD_TRIES random empty points; play the first whose 8 neighbours are
    all empty (Pachi's `fillboardtries`): a move in open space, away from every stone, is rarely a
    bad one, where a uniform random move often lands in contact with stones. It is the last rule
    before the random move, so it plays only where no local rule has a move.
-8. random: scan the free list cyclically from a random index.
+9. random: scan the free list cyclically from a random index.
 
 Every candidate must pass the same permit: legal, not filling an own one-point eye, and not a
 self-atari that leaves >= 2 stones in atari (a lone stone may be a throw-in or a nakade). With the
@@ -37,12 +40,14 @@ import time
 import numpy as np
 
 from libc.stdint cimport uint8_t, uint16_t, uint64_t
+from libc.stdlib cimport malloc, free
 from libc.string cimport memset
 
 from engine cimport board
 from engine.board cimport BoardState, Board, point_t, color_t, EMPTY, BLACK, WHITE, EDGE, PASS, MAX_POINTS
 from engine.policy_eyes cimport is_useful_self_atari, vital_point
 from engine.policy_ladder cimport is_caught_after, is_ladder_atari
+from engine.policy_replies cimport Replies, replies_clear, replies_learn, reply_candidates
 from engine.rng cimport Rng, rng_seed, rng_below, rng_percent
 
 from engine.params import PlayoutParams as PyPlayoutParams
@@ -547,8 +552,20 @@ cdef inline int rule_moves(int rule, const BoardState* b, color_t c, point_t* ca
     return pattern_moves(b, c, cand)
 
 
-cdef point_t choose(BoardState* b, const PlayoutParams* pp, Rng* rng, const KoMemory* ko) noexcept nogil:
-    """choose_move with the playout's ko memory (NULL: none)."""
+cdef inline point_t reply_move(BoardState* b, color_t c, const Replies* replies, const PlayoutParams* pp,
+                              Rolls* rolls, Rng* rng) noexcept nogil:
+    """c's permitted last good reply to the last two moves, else to the last move; NO_POINT if none."""
+    cdef point_t cand[2]
+    cdef int i, n = reply_candidates(replies, c, b.last_move, b.last_move2, cand)
+    for i in range(n):
+        if is_permitted(b, cand[i], c, pp, rolls, rng):
+            return cand[i]
+    return board.NO_POINT
+
+
+cdef point_t choose(BoardState* b, const PlayoutParams* pp, Rng* rng, const KoMemory* ko,
+                    const Replies* replies) noexcept nogil:
+    """choose_move with the playout's ko memory and the search thread's replies (NULL: none)."""
     cdef color_t c = b.to_play
     cdef Rolls rolls
     cdef point_t cand[MAX_CANDIDATES]
@@ -563,6 +580,10 @@ cdef point_t choose(BoardState* b, const PlayoutParams* pp, Rng* rng, const KoMe
     if ko != NULL and ko.point != board.NO_POINT and fires(rng, pp.ko_threat_rate):
         n = ko_threat_moves(b, c, ko, cand)
         p = pick_permitted(b, cand, n, c, pp, &rolls, rng)
+        if p != board.NO_POINT:
+            return p
+    if replies != NULL and b.last_move > 0 and fires(rng, pp.reply_rate):
+        p = reply_move(b, c, replies, pp, &rolls, rng)
         if p != board.NO_POINT:
             return p
     if b.last_move > 0:
@@ -584,7 +605,7 @@ cdef point_t choose(BoardState* b, const PlayoutParams* pp, Rng* rng, const KoMe
 
 
 cdef point_t choose_move(BoardState* b, const PlayoutParams* pp, Rng* rng) noexcept nogil:
-    return choose(b, pp, rng, NULL)
+    return choose(b, pp, rng, NULL, NULL)
 
 
 cdef inline void start_ko_memory(const BoardState* b, KoMemory* ko) noexcept nogil:
@@ -595,7 +616,8 @@ cdef inline void start_ko_memory(const BoardState* b, KoMemory* ko) noexcept nog
     remember_ko(b, ko)
 
 
-cdef float run(BoardState* b, const PlayoutParams* pp, Rng* rng, PlayoutRecord* rec) noexcept nogil:
+cdef float run(BoardState* b, const PlayoutParams* pp, Rng* rng, PlayoutRecord* rec,
+               const Replies* replies) noexcept nogil:
     cdef int max_moves = pp.max_moves
     cdef int i = 0
     cdef point_t p
@@ -608,7 +630,7 @@ cdef float run(BoardState* b, const PlayoutParams* pp, Rng* rng, PlayoutRecord* 
         max_moves = MAX_PLAYOUT_MOVES
     while i < max_moves and b.n_passes < 2:
         c = b.to_play
-        p = choose(b, pp, rng, &ko)
+        p = choose(b, pp, rng, &ko, replies)
         board.play(b, p, c)
         remember_ko(b, &ko)
         if rec != NULL:
@@ -623,7 +645,7 @@ cdef float run(BoardState* b, const PlayoutParams* pp, Rng* rng, PlayoutRecord* 
 # --- Python API --------------------------------------------------------------------------------------
 
 RATES = ("capture_rate", "save_rate", "pattern_rate", "self_atari_rate", "ko_rate", "ko_threat_rate",
-         "ladder_rate", "nakade_rate", "useful_self_atari_rate", "fill_board_rate")
+         "ladder_rate", "nakade_rate", "useful_self_atari_rate", "fill_board_rate", "reply_rate")
 
 cpdef PlayoutParams make_params(object p, int size) except *:
     """The C parameters for engine.params.PlayoutParams p on a size x size board (max_moves 0 becomes
@@ -651,6 +673,7 @@ cpdef PlayoutParams make_params(object p, int size) except *:
     pp.nakade_rate = p.nakade_rate
     pp.useful_self_atari_rate = p.useful_self_atari_rate
     pp.fill_board_rate = p.fill_board_rate
+    pp.reply_rate = p.reply_rate
     pp.max_moves = min(p.max_moves or 3 * size * size, MAX_PLAYOUT_MOVES)
     return pp
 
@@ -685,7 +708,7 @@ def run_playouts(board: Board, params: PyPlayoutParams, n: int, seed: int = 1) -
     with nogil:
         for i in range(count):
             s = bd.s
-            score = run(&s, &pp, &rng, NULL)
+            score = run(&s, &pp, &rng, NULL, NULL)
             total += score
             wins += score > 0
             length += s.move_number - bd.s.move_number
@@ -714,7 +737,7 @@ def mean_ownership(position: Board, params: PyPlayoutParams, n: int, seed: int =
     with nogil:
         for i in range(count):
             s = bd.s
-            run(&s, &pp, &rng, NULL)
+            run(&s, &pp, &rng, NULL, NULL)
             board.area_owner(&s, owner)
             for p in range(MAX_POINTS):
                 if owner[p] == BLACK:
@@ -741,7 +764,7 @@ def run_playout(board: Board, params: PyPlayoutParams, seed: int = 1) -> tuple:
     cdef float score
     rng_seed(&rng, _check_seed(seed), RNG_STREAM)
     with nogil:
-        score = run(&out.s, &pp, &rng, &rec)
+        score = run(&out.s, &pp, &rng, &rec, NULL)
     return out, score, [rec.moves[i] for i in range(rec.n_moves)]
 
 
@@ -755,10 +778,48 @@ cdef int _play_moves(BoardState* s, KoMemory* ko, object moves) except -1:
     return 0
 
 
-def playout_move(board: Board, params: PyPlayoutParams, seed: int = 1, moves: tuple = ()) -> int:
+cdef class ReplyTable:
+    """Last good replies outside a search (the search keeps one per thread): learn them from a
+    simulation's moves, read them, and hand them to playout_move."""
+    cdef Replies* r
+
+    def __cinit__(self):
+        self.r = <Replies*>malloc(sizeof(Replies))
+        if self.r == NULL:
+            raise MemoryError("cannot allocate a reply table")
+        replies_clear(self.r)
+
+    def __dealloc__(self):
+        free(self.r)
+
+    def learn(self, moves, colors, int winner) -> None:
+        """One simulation: moves (points or PASS) played by colors (BLACK/WHITE), won by winner."""
+        cdef int n = len(moves)
+        cdef point_t seq[MAX_PLAYOUT_MOVES]
+        cdef color_t col[MAX_PLAYOUT_MOVES]
+        if n != len(colors) or n > MAX_PLAYOUT_MOVES:
+            raise ValueError(f"need as many colours as moves, at most {MAX_PLAYOUT_MOVES}")
+        for i in range(n):
+            if not -1 <= moves[i] < MAX_POINTS or colors[i] not in (BLACK, WHITE):
+                raise ValueError(f"bad move {moves[i]!r} or colour {colors[i]!r} at {i}")
+            seq[i] = moves[i]
+            col[i] = colors[i]
+        replies_learn(self.r, seq, col, n, <color_t>winner)
+
+    def replies(self, int color, int last, int last2=0) -> list:
+        """color's stored replies to (last2, last), then to last alone."""
+        cdef point_t cand[2]
+        if not (0 <= last < MAX_POINTS and 0 <= last2 < MAX_POINTS):
+            raise ValueError("last and last2 must be points")
+        n = reply_candidates(self.r, <color_t>color, last, last2, cand)
+        return [cand[i] for i in range(n)]
+
+
+def playout_move(board: Board, params: PyPlayoutParams, seed: int = 1, moves: tuple = (),
+                 replies: ReplyTable | None = None) -> int:
     """The policy's move for board.to_play (a point, or PASS) after `moves` (points, played in turn
     from board.to_play and legal) are played on a copy as a playout plays them: the ko rule sees a ko
-    taken among them. board is not changed."""
+    taken among them, the reply rule reads `replies`. board is not changed."""
     cdef Board bd = _check_board(board)
     cdef PlayoutParams pp = make_params(params, bd.s.size)
     cdef Rng rng
@@ -766,4 +827,4 @@ def playout_move(board: Board, params: PyPlayoutParams, seed: int = 1, moves: tu
     cdef KoMemory ko
     _play_moves(&s, &ko, moves)
     rng_seed(&rng, _check_seed(seed), RNG_STREAM)
-    return choose(&s, &pp, &rng, &ko)
+    return choose(&s, &pp, &rng, &ko, replies.r if replies is not None else NULL)

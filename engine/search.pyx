@@ -15,8 +15,9 @@ losses of descents in flight; N counts real visits of the parent. K_a is the add
 (zero without a prior). Children with no data at all get the first-play urgency FPU. Ties are
 broken at random and pass never wins a tie.
 
-Threads: n_threads workers share one tree; each has its own board copy and RNG, and runs without
-the GIL. Visit counts and virtual losses are atomic, mean values are updated without locks (small
+Threads: n_threads workers share one tree; each has its own board copy, RNG and (with the playout
+reply rule) last good replies, learnt from its own simulations and kept until the game or board size
+changes; each runs without the GIL. Visit counts and virtual losses are atomic, mean values are updated without locks (small
 races tolerated, as in Pachi), one thread expands a node (atomic flag) and publishes its children
 by a release store of n_children. A prior is evaluated under the GIL, once per expanded node.
 
@@ -46,6 +47,7 @@ from engine.board cimport (Board, BoardState, point_t, color_t, point_at, is_leg
                            HASH_RING)
 from engine.playout cimport PlayoutParams, PlayoutRecord, MAX_PLAYOUT_MOVES, choose_move, make_params
 from engine.playout cimport run as play_out
+from engine.policy_replies cimport Replies, replies_clear, replies_learn
 from engine.rng cimport Rng, rng_seed, rng_below
 from engine.tree cimport (Node, NodeStore, NO_NODE, NODE_EXPANDING, NODE_INVALID, store_init, store_free,
                           store_clear, store_alloc, n_nodes, compact, atomic_add_i32, atomic_add_i16,
@@ -107,6 +109,7 @@ cdef struct Worker:         # one search thread's private state
     color_t seq_color[SEQ_LEN]
     int16_t first[MAX_POINTS]   # AMAF: index in seq of a point's first play in the current suffix
     int32_t own[MAX_POINTS]     # final boards: black-owned minus white-owned, per point
+    Replies* replies            # last good replies of this thread's simulations (NULL: reply rule off)
 
 
 cdef struct Counters:       # written by every thread after every simulation: on cache lines of their own,
@@ -167,6 +170,7 @@ cdef class Search:
     cdef int n_threads
     cdef uint64_t* history          # hashes of the game's earlier positions (superko at the root)
     cdef int n_history
+    cdef int replies_size           # the board size the reply tables were learnt on (0: none yet)
     cdef int stop_flag
     cdef int full                   # the store refused an allocation: no more expansion until set_root
     cdef Counters count             # simulations started and finished in this run
@@ -213,14 +217,25 @@ cdef class Search:
             raise MemoryError("cannot allocate search workers")
         cdef uint64_t seed = <uint64_t>(int(params.seed) & 0xFFFFFFFFFFFFFFFF)
         for i in range(self.n_threads):
+            self.workers[i].replies = NULL
+        for i in range(self.n_threads):
             rng_seed(&self.workers[i].rng, seed, <uint64_t>(i + 1))
             self.workers[i].n_sims = 0
             memset(self.workers[i].own, 0, sizeof(self.workers[i].own))
+            if playout.reply_rate > 0:
+                self.workers[i].replies = <Replies*>malloc(sizeof(Replies))
+                if self.workers[i].replies == NULL:
+                    raise MemoryError("cannot allocate the reply tables")
+                replies_clear(self.workers[i].replies)
+        self.replies_size = 0
         self.has_root = False
         self.error = None
 
     def __dealloc__(self):
         store_free(&self.store)
+        if self.workers != NULL:
+            for i in range(self.n_threads):
+                free(self.workers[i].replies)
         free(self.workers)
         free(self.history)
 
@@ -287,12 +302,39 @@ cdef class Search:
             self.root = store_alloc(&self.store, 1)
         self.root_board = board.s
         self.has_root = True
+        if board.s.size != self.replies_size:
+            self.clear_replies()        # the tables hold padded points of one board size
+            self.replies_size = board.s.size
         self.full = 0
         self.store.nodes[self.root].flags &= ~NODE_INVALID
         self.screen_root()
         for i in range(self.n_threads):
             self.workers[i].n_sims = 0
             memset(self.workers[i].own, 0, sizeof(self.workers[i].own))
+
+    def clear_replies(self) -> None:
+        """Forget the last good replies (a new game); nothing when the reply rule is off."""
+        if self.running:
+            raise RuntimeError("clear_replies while the search is running")
+        for i in range(self.n_threads):
+            if self.workers[i].replies != NULL:
+                replies_clear(self.workers[i].replies)
+
+    def reply_count(self) -> int:
+        """The last good replies stored over all threads (each table entry once; 0 with the rule off)."""
+        cdef int64_t n = 0
+        cdef int i, k, side
+        cdef Replies* r
+        for i in range(self.n_threads):
+            r = self.workers[i].replies
+            if r == NULL:
+                continue
+            for side in range(2):
+                for k in range(MAX_POINTS):
+                    n += r.one[side][k] != 0
+                for k in range(MAX_POINTS * MAX_POINTS):
+                    n += (&r.two[side][0][0])[k] != 0
+        return n
 
     cdef int32_t find_descendant(self, const BoardState* new) noexcept nogil:
         """The node of the old tree holding position new, within two moves of the root, or NO_NODE."""
@@ -456,7 +498,7 @@ cdef class Search:
         if b.n_passes >= 2:
             score = area_score(b)       # both passed in the tree: the game is over
         else:
-            score = play_out(b, &self.pp, &w.rng, &w.rec)
+            score = play_out(b, &self.pp, &w.rng, &w.rec, w.replies)
             n_moves = w.rec.n_moves
         n_seq = depth
         for i in range(n_moves):
@@ -467,6 +509,9 @@ cdef class Search:
             n_seq += 1
         self.record_owner(w, b)
         self.backup(w, depth, n_seq, 1.0 if score > 0 else (0.0 if score < 0 else 0.5))
+        if w.replies != NULL:
+            replies_learn(w.replies, w.seq, w.seq_color, n_seq,
+                          BLACK if score > 0 else (WHITE if score < 0 else EMPTY))
 
     cdef int32_t select(self, Worker* w, int32_t parent) noexcept nogil:
         """The child of parent with the highest score (see the module docstring), or NO_NODE."""

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from engine.board import BLACK, EMPTY, PASS, RESIGN, WHITE, Board
-from engine.params import EngineParams, SearchParams
+from engine.params import EngineParams, PlayoutParams, SearchParams
 from engine.player import Player
 from tests.positions import KO, SEKI
 
@@ -276,6 +276,16 @@ def test_clock_is_charged_and_respected():
     check_genmove(player, WHITE)
     player.clear()
     assert player.game.moves == [] and player.time.clocks[BLACK].main == 6
+
+
+def test_a_new_game_forgets_the_last_good_replies():
+    player = Player(EngineParams(search=SearchParams(playouts=300, n_threads=1, resign_threshold=0.0),
+                                 playout=PlayoutParams(reply_rate=100)))
+    player.game.set_size(7)
+    check_genmove(player, BLACK)
+    assert player.search.reply_count() > 0
+    player.clear()
+    assert player.search.reply_count() == 0
 
 
 # SEKI by hand: Black 27, White 21, C1 neutral, komi 7.5: W+1.5.

@@ -1,15 +1,16 @@
-"""The playout rules that are off by default (ko, ladders, nakade, useful self-atari, fill board): each on
-a drawn position with only that rule on, against the policy without it."""
+"""The playout rules that are off by default (ko, ladders, nakade, useful self-atari, fill board, last
+good replies): each on a drawn position with only that rule on, against the policy without it."""
 import pytest
 
-from engine.board import PASS, WHITE, Board
+from engine.board import BLACK, EMPTY, PASS, WHITE, Board
 from engine.config import ConfigError, load_config
 from engine.params import PlayoutParams
-from engine.playout import playout_move, run_playout, run_playouts
+from engine.playout import ReplyTable, playout_move, run_playout, run_playouts
 from tests.boards import board_from_ascii, vertex
 from tests.engine.test_playout import ALL_OFF, SEEDS, after_white, moves_over_seeds, only
 
-RULES = ("ko_rate", "ko_threat_rate", "ladder_rate", "nakade_rate", "useful_self_atari_rate", "fill_board_rate")
+RULES = ("ko_rate", "ko_threat_rate", "ladder_rate", "nakade_rate", "useful_self_atari_rate", "fill_board_rate",
+         "reply_rate")
 ALL_ON = PlayoutParams(**{name: 100 for name in RULES})
 
 
@@ -265,6 +266,61 @@ def test_fill_board_plays_in_open_space():
         return sum(board.pat3(m) == 0 for m in moves_over_seeds(board, params))
     assert n_open(only(fill_board_rate=100)) >= 17
     assert n_open(ALL_OFF) <= 13
+
+
+# --- last good replies (LGRF-2) ---------------------------------------------------------------------
+
+def points_of(board: Board, *names: str) -> list[int]:
+    return [vertex(board, name) for name in names]
+
+
+def reply_moves(board: Board, params: PlayoutParams, moves: tuple, table: ReplyTable) -> list[int]:
+    return [playout_move(board, params, seed=s, moves=moves, replies=table) for s in SEEDS]
+
+
+def test_the_winners_replies_are_stored_and_the_losers_forgotten():
+    board = Board(9)
+    c3, e5, g7, c7, e3 = points_of(board, "C3", "E5", "G7", "C7", "E3")
+    table = ReplyTable()
+    table.learn([c3, e5, g7, c7], [BLACK, WHITE, BLACK, WHITE], BLACK)
+    assert table.replies(BLACK, e5, c3) == [g7]           # to C3-E5, and to E5 alone: the same move
+    assert table.replies(BLACK, e5) == [g7]
+    assert table.replies(WHITE, g7, e5) == []             # the loser's moves are not stored
+    table.learn([e3, e5, c7], [BLACK, WHITE, BLACK], BLACK)
+    assert table.replies(BLACK, e5, c3) == [g7, c7]       # the two-move reply first
+    table.learn([c3, e5, g7], [BLACK, WHITE, BLACK], WHITE)
+    assert table.replies(BLACK, e5, c3) == [c7]           # G7 lost after C3-E5: forgotten there only
+
+
+def test_passes_and_draws_teach_nothing():
+    board = Board(9)
+    c3, e5 = points_of(board, "C3", "E5")
+    table = ReplyTable()
+    table.learn([c3, PASS, e5, PASS], [BLACK, WHITE, BLACK, WHITE], WHITE)
+    table.learn([c3, e5], [BLACK, WHITE], EMPTY)
+    assert table.replies(BLACK, c3) == [] and table.replies(WHITE, c3) == []
+    with pytest.raises(ValueError):
+        table.learn([c3, e5], [BLACK], BLACK)
+
+
+def test_the_stored_reply_is_played():
+    board = Board(9)
+    c3, e5, g7, c7, e3 = points_of(board, "C3", "E5", "G7", "C7", "E3")
+    table = ReplyTable()
+    table.learn([c3, e5, g7], [BLACK, WHITE, BLACK], BLACK)
+    table.learn([e3, e5, c7], [BLACK, WHITE, BLACK], BLACK)   # to E5 alone: C7 now
+    assert reply_moves(board, only(reply_rate=100), (c3, e5), table) == [g7] * len(SEEDS)
+    assert reply_moves(board, only(reply_rate=100), (g7, e5), table) == [c7] * len(SEEDS)
+    assert reply_moves(board, ALL_OFF, (c3, e5), table).count(g7) <= 3
+
+
+def test_an_occupied_reply_falls_back_to_the_policy():
+    board = Board(9)
+    c3, e5, g7 = points_of(board, "C3", "E5", "G7")
+    table = ReplyTable()
+    table.learn([c3, e5, g7], [BLACK, WHITE, BLACK], BLACK)
+    moves = reply_moves(board, only(reply_rate=100), (g7, PASS, c3, e5), table)
+    assert g7 not in moves and len(set(moves)) > 10
 
 
 # --- whole playouts with every rule on ---------------------------------------------------------------

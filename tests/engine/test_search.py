@@ -116,6 +116,22 @@ def test_other_seeds_search_differently():
     assert [c["visits"] for c in a.root_children()] != [c["visits"] for c in b.root_children()]
 
 
+def test_reply_rule_learns_in_the_search_and_forgets_with_a_new_game_or_size():
+    replies = Search(SearchParams(n_threads=1, seed=5), PlayoutParams(reply_rate=100))
+    replies.set_root(Board(7))
+    replies.run(playouts=500)
+    assert replies.reply_count() > 100
+    plain = run_on(Board(7), 500, seed=5)
+    assert plain.reply_count() == 0
+    assert [c["visits"] for c in replies.root_children()] != [c["visits"] for c in plain.root_children()]
+    replies.clear_replies()
+    assert replies.reply_count() == 0
+    replies.run(playouts=200)
+    assert replies.reply_count() > 0
+    replies.set_root(Board(9))                  # another size: the tables' points mean other places
+    assert replies.reply_count() == 0
+
+
 def test_two_threads_count_every_playout_and_find_the_capture():
     board = board_from_ascii(SIX_IN_ATARI, to_play=WHITE)
     s = run_on(board, 2000, seed=5, n_threads=2)
