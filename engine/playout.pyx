@@ -8,13 +8,14 @@ Each move takes the first rule that yields an acceptable candidate (each rule fi
    ko threat*: the opponent took a ko with the last move, so its retake is banned now: put an opposing
    block of two liberties in atari, keeping two liberties ourselves (a threat it must answer, after
    which the ko rule retakes); uniform random moves seldom threaten, so a playout's ko ends at once.
-2. reply*: the search thread's last good reply to the last two moves, else to the last move
-   (LGRF-2, Baier & Drake 2010; engine/policy_replies.pxd): a reply that won the thread's last
-   simulation after the same moves and has not lost since. Only in the search's playouts.
-3. capture: the opponent's last move left its group in atari: take it.
-4. save: an own group next to the last move is in atari: capture an opponent group in atari next to
+2. capture: the opponent's last move left its group in atari: take it.
+3. save: an own group next to the last move is in atari: capture an opponent group in atari next to
    it, or extend on its liberty when that leaves >= 2 liberties (with the ladder rule*: and when the
    extended group is not caught in a ladder, so the playout does not run out a dead ladder).
+4. reply*: the search thread's last good reply to the last two moves, else to the last move
+   (LGRF-2, Baier & Drake 2010; engine/policy_replies.pxd): a reply that won the thread's last
+   simulation after the same moves and has not lost since. Only in the search's playouts; after
+   the forced answers of rules 2 and 3 (tried first, before them, it lost more at equal playouts).
 5. ladder*: the last move's group has two liberties and an atari catches it in a ladder: play that
    atari; an own group next to the last move has two liberties and the opponent's atari would
    catch it: extend (Pachi's 2-liberty check with its ladder test; engine/policy_ladder.pxd).
@@ -525,6 +526,7 @@ cdef inline point_t random_move(BoardState* b, color_t c, const PlayoutParams* p
 
 cdef enum:                     # the rules that propose candidate lists, in the order they are tried
     RULE_SAVE
+    RULE_REPLY                 # an ordered pair of candidates (reply_move), not a list to pick from
     RULE_LADDER
     RULE_NAKADE
     RULE_PATTERN
@@ -582,16 +584,18 @@ cdef point_t choose(BoardState* b, const PlayoutParams* pp, Rng* rng, const KoMe
         p = pick_permitted(b, cand, n, c, pp, &rolls, rng)
         if p != board.NO_POINT:
             return p
-    if replies != NULL and b.last_move > 0 and fires(rng, pp.reply_rate):
-        p = reply_move(b, c, replies, pp, &rolls, rng)
-        if p != board.NO_POINT:
-            return p
     if b.last_move > 0:
         if fires(rng, pp.capture_rate):
             p = capture_move(b, c)
             if p != board.NO_POINT and is_permitted(b, p, c, pp, &rolls, rng):
                 return p
     for rule in range(RULE_SAVE, RULE_PATTERN + 1):
+        if rule == RULE_REPLY:
+            if replies != NULL and b.last_move > 0 and fires(rng, pp.reply_rate):
+                p = reply_move(b, c, replies, pp, &rolls, rng)
+                if p != board.NO_POINT:
+                    return p
+            continue
         if (b.last_move > 0 or (rule == RULE_PATTERN and b.last_move2 > 0)) and fires(rng, rule_rate(pp, rule)):
             n = rule_moves(rule, b, c, cand, pp, rng)
             p = pick_permitted(b, cand, n, c, pp, &rolls, rng)

@@ -4,7 +4,7 @@
 # move (one) and after the previous two moves (two). After every simulation each move of the winner is
 # stored as the reply to what came before it, and each move of the loser that is the stored reply is
 # forgotten: a reply stays only while it keeps winning. The playout tries the reply to the last two
-# moves, then to the last move, before its other rules. Points are the board's padded indices, so a
+# moves, then to the last move, after its capture and save rules (engine/playout.pyx). Points are the board's padded indices, so a
 # table holds for one board size. Passes are neither replies nor context. Inline: no call cost.
 from libc.string cimport memset
 

@@ -314,6 +314,26 @@ def test_the_stored_reply_is_played():
     assert reply_moves(board, ALL_OFF, (c3, e5), table).count(g7) <= 3
 
 
+def test_a_capture_comes_before_the_reply():
+    # White's E5 is in atari (its liberty E4); Black's stored reply to E5 is G7.
+    board = board_from_ascii("""
+        . . . . . . . . .
+        . . . . . . . . .
+        . . . . . . . . .
+        . . . . X . . . .
+        . . . X . X . . .
+        . . . . . . . . .
+        . . . . . . . . .
+        . . . . . . . . .
+        . . . . . . . . .
+    """, to_play=WHITE)
+    e5, e4, g7 = points_of(board, "E5", "E4", "G7")
+    table = ReplyTable()
+    table.learn([e5, g7], [WHITE, BLACK], BLACK)
+    assert reply_moves(board, only(reply_rate=100), (e5,), table) == [g7] * len(SEEDS)
+    assert reply_moves(board, only(reply_rate=100, capture_rate=100), (e5,), table) == [e4] * len(SEEDS)
+
+
 def test_an_occupied_reply_falls_back_to_the_policy():
     board = Board(9)
     c3, e5, g7 = points_of(board, "C3", "E5", "G7")
