@@ -21,7 +21,8 @@ The adaptive manager (`time.manager: adaptive`, the default):
   periods `period * (1 - 2 * reserve) - latency`, never more, so no period is ever used up (a
   period lost all the same raises the latency to what it shows), and never less: a period's time
   left unspent is lost, so there is no early stop;
-- Canadian byo-yomi: the period's time left shared over its stones left the same way;
+- Canadian byo-yomi: the period's time left shared over its stones left the same way; the period's
+  last stone is planned like a Japanese period, with no early stop (what it leaves is lost);
 - `cap`: `extension` times the target, never more than main time plus a period move (a period's
   stones share in Canadian time), and never beyond the target in a Japanese period;
 - `should_stop`: stop early when the second-best move cannot catch up with the best in the time
@@ -279,7 +280,7 @@ class TimeControl:
                               else (self.period_time, self.period_count))
             byo = (period * keep - latency * stones) / stones
             if clock.in_byoyomi:
-                return Plan(byo, byo * min(ext, stones))
+                return Plan(byo, byo * min(ext, stones), use_all=stones == 1)
         # Main time with byo-yomi to follow: a share of main time on top of what a period move gets
         # (when main time runs out during this move, the period pays for the rest).
         byo = max(0.0, byo)

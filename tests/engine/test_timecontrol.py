@@ -283,7 +283,7 @@ def test_canadian_budget_and_cap():
     assert tc.plan(BLACK, 19, 0) == Plan(pytest.approx(per_stone), pytest.approx(P.extension * per_stone))
     tc.time_left(BLACK, 9, 1)                           # the period's last stone: no extension
     assert tc.plan(BLACK, 19, 100) == Plan(pytest.approx(9 * KEEP - P.latency),
-                                           pytest.approx(9 * KEEP - P.latency))
+                                           pytest.approx(9 * KEEP - P.latency), use_all=True)
     tc = adaptive("canadian", 300, 300, 25)
     simulate(tc, referee_clock("canadian", 300, 300, 25), 200)
 
@@ -318,7 +318,7 @@ def test_should_stop_extends_while_unsure_up_to_the_cap():
     assert tc.should_stop(plan, 2.0, 5000, children((5000, 0.6), (4000, 0.55)))   # the cap ends it
 
 
-def test_a_japanese_period_is_used_to_its_plan_for_a_time_left_unspent_is_lost():
+def test_a_period_is_used_to_its_plan_where_time_left_unspent_is_lost():
     tc = adaptive("byoyomi", 0, 10, 5)
     tc.time_left(BLACK, 10, 5)
     plan = tc.plan(BLACK, 19, 200, 100)
@@ -326,11 +326,15 @@ def test_a_japanese_period_is_used_to_its_plan_for_a_time_left_unspent_is_lost()
     dominated = children((10000, 0.6), (10, 0.4))
     assert not tc.should_stop(plan, plan.target - 1, 5000, dominated)     # a lead no second can catch
     assert tc.should_stop(plan, plan.target, 5000, dominated)
-    # In main time, or a Canadian period, time saved is kept: a dominated search stops early.
+    # In main time, or a Canadian period with stones to come, time saved is kept: a dominated search
+    # stops early. The last stone of a Canadian period (one stone per 2 s, say) is a Japanese period.
     main = adaptive("byoyomi", 300, 10, 5).plan(BLACK, 19, 10, 340)
     canadian = adaptive("canadian", 0, 100, 10).plan(BLACK, 19, 0)
     for plan in (main, canadian):
         assert not plan.use_all and tc.should_stop(plan, plan.target - 1, 5000, dominated)
+    last_stone = adaptive("canadian", 0, 2, 1).plan(BLACK, 19, 0)
+    assert last_stone.use_all and last_stone.target == pytest.approx(2 * KEEP - P.latency)
+    assert not tc.should_stop(last_stone, last_stone.target - 0.5, 5000, dominated)
 
 
 def test_fixed_manager_stops_at_the_target_only():
