@@ -17,9 +17,9 @@ broken at random and pass never wins a tie.
 
 Threads: n_threads workers share one tree; each has its own board copy, RNG and (with the playout
 reply rule) last good replies, learnt from its own simulations and kept until the game or board size
-changes; each runs without the GIL. Visit counts and virtual losses are atomic, mean values are updated without locks (small
-races tolerated, as in Pachi), one thread expands a node (atomic flag) and publishes its children
-by a release store of n_children. A prior is evaluated under the GIL, once per expanded node.
+changes; each runs without the GIL. Visit counts and virtual losses are atomic, mean values are
+updated without locks (small races tolerated, as in Pachi), one thread expands a node (atomic flag)
+and publishes its children by a release store of n_children. A prior is evaluated under the GIL, once per expanded node.
 
 Expansion: every legal move except own one-point eyes and moves recreating a position of the
 board's hash ring (at the root also of the game history given to set_root), plus pass. A simulation
@@ -38,7 +38,7 @@ import numpy as np
 cimport cython
 from libc.math cimport sqrt, log, pow
 from libc.stdint cimport int16_t, int32_t, int64_t, uint8_t, uint64_t, INT64_MAX
-from libc.stdlib cimport malloc, free, qsort
+from libc.stdlib cimport calloc, malloc, free, qsort
 from libc.string cimport memset
 from posix.time cimport clock_gettime, timespec, CLOCK_MONOTONIC
 
@@ -212,12 +212,10 @@ cdef class Search:
         self.prior_params = prior_params
         store_init(&self.store, params.max_nodes)
         self.n_threads = params.thread_count()
-        self.workers = <Worker*>malloc(self.n_threads * sizeof(Worker))
+        self.workers = <Worker*>calloc(self.n_threads, sizeof(Worker))   # zeroed: replies NULL
         if self.workers == NULL:
             raise MemoryError("cannot allocate search workers")
         cdef uint64_t seed = <uint64_t>(int(params.seed) & 0xFFFFFFFFFFFFFFFF)
-        for i in range(self.n_threads):
-            self.workers[i].replies = NULL
         for i in range(self.n_threads):
             rng_seed(&self.workers[i].rng, seed, <uint64_t>(i + 1))
             self.workers[i].n_sims = 0
@@ -323,17 +321,17 @@ cdef class Search:
     def reply_count(self) -> int:
         """The last good replies stored over all threads (each table entry once; 0 with the rule off)."""
         cdef int64_t n = 0
-        cdef int i, k, side
+        cdef int i, side, p, q
         cdef Replies* r
         for i in range(self.n_threads):
             r = self.workers[i].replies
             if r == NULL:
                 continue
             for side in range(2):
-                for k in range(MAX_POINTS):
-                    n += r.one[side][k] != 0
-                for k in range(MAX_POINTS * MAX_POINTS):
-                    n += (&r.two[side][0][0])[k] != 0
+                for p in range(MAX_POINTS):
+                    n += r.one[side][p] != 0
+                    for q in range(MAX_POINTS):
+                        n += r.two[side][p][q] != 0
         return n
 
     cdef int32_t find_descendant(self, const BoardState* new) noexcept nogil:
