@@ -524,9 +524,9 @@ cdef inline point_t random_move(BoardState* b, color_t c, const PlayoutParams* p
     return PASS
 
 
-cdef enum:                     # the rules that propose candidate lists, in the order they are tried
+cdef enum:                     # the rules near the last moves, in the order they are tried (rule_move)
     RULE_SAVE
-    RULE_REPLY                 # an ordered pair of candidates (reply_move), not a list to pick from
+    RULE_REPLY
     RULE_LADDER
     RULE_NAKADE
     RULE_PATTERN
@@ -535,6 +535,8 @@ cdef enum:                     # the rules that propose candidate lists, in the 
 cdef inline int rule_rate(const PlayoutParams* pp, int rule) noexcept nogil:
     if rule == RULE_SAVE:
         return pp.save_rate
+    if rule == RULE_REPLY:
+        return pp.reply_rate
     if rule == RULE_LADDER:
         return pp.ladder_rate
     if rule == RULE_NAKADE:
@@ -565,6 +567,23 @@ cdef inline point_t reply_move(BoardState* b, color_t c, const Replies* replies,
     return board.NO_POINT
 
 
+cdef inline point_t rule_move(int rule, BoardState* b, color_t c, point_t* cand, const PlayoutParams* pp,
+                              const Replies* replies, Rolls* rolls, Rng* rng) noexcept nogil:
+    """The rule's permitted move when it fires: the reply rule's in its order (two moves, then one), a
+    random one of the other rules' candidates; NO_POINT otherwise (no replies: the reply rule is off)."""
+    cdef int n
+    if not (b.last_move > 0 or (rule == RULE_PATTERN and b.last_move2 > 0)):
+        return board.NO_POINT
+    if rule == RULE_REPLY and replies == NULL:
+        return board.NO_POINT
+    if not fires(rng, rule_rate(pp, rule)):
+        return board.NO_POINT
+    if rule == RULE_REPLY:
+        return reply_move(b, c, replies, pp, rolls, rng)
+    n = rule_moves(rule, b, c, cand, pp, rng)
+    return pick_permitted(b, cand, n, c, pp, rolls, rng)
+
+
 cdef point_t choose(BoardState* b, const PlayoutParams* pp, Rng* rng, const KoMemory* ko,
                     const Replies* replies) noexcept nogil:
     """choose_move with the playout's ko memory and the search thread's replies (NULL: none)."""
@@ -590,17 +609,9 @@ cdef point_t choose(BoardState* b, const PlayoutParams* pp, Rng* rng, const KoMe
             if p != board.NO_POINT and is_permitted(b, p, c, pp, &rolls, rng):
                 return p
     for rule in range(RULE_SAVE, RULE_PATTERN + 1):
-        if rule == RULE_REPLY:
-            if replies != NULL and b.last_move > 0 and fires(rng, pp.reply_rate):
-                p = reply_move(b, c, replies, pp, &rolls, rng)
-                if p != board.NO_POINT:
-                    return p
-            continue
-        if (b.last_move > 0 or (rule == RULE_PATTERN and b.last_move2 > 0)) and fires(rng, rule_rate(pp, rule)):
-            n = rule_moves(rule, b, c, cand, pp, rng)
-            p = pick_permitted(b, cand, n, c, pp, &rolls, rng)
-            if p != board.NO_POINT:
-                return p
+        p = rule_move(rule, b, c, cand, pp, replies, &rolls, rng)
+        if p != board.NO_POINT:
+            return p
     if fires(rng, pp.fill_board_rate):
         p = fill_board_move(b, rng)
         if p != board.NO_POINT:

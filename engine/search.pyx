@@ -19,7 +19,8 @@ Threads: n_threads workers share one tree; each has its own board copy, RNG and 
 reply rule) last good replies, learnt from its own simulations and kept until the game or board size
 changes; each runs without the GIL. Visit counts and virtual losses are atomic, mean values are
 updated without locks (small races tolerated, as in Pachi), one thread expands a node (atomic flag)
-and publishes its children by a release store of n_children. A prior is evaluated under the GIL, once per expanded node.
+and publishes its children by a release store of n_children. A prior is evaluated under the GIL, once
+per expanded node.
 
 Expansion: every legal move except own one-point eyes and moves recreating a position of the
 board's hash ring (at the root also of the game history given to set_root), plus pass. A simulation
@@ -170,7 +171,6 @@ cdef class Search:
     cdef int n_threads
     cdef uint64_t* history          # hashes of the game's earlier positions (superko at the root)
     cdef int n_history
-    cdef int replies_size           # the board size the reply tables were learnt on (0: none yet)
     cdef int stop_flag
     cdef int full                   # the store refused an allocation: no more expansion until set_root
     cdef Counters count             # simulations started and finished in this run
@@ -225,7 +225,6 @@ cdef class Search:
                 if self.workers[i].replies == NULL:
                     raise MemoryError("cannot allocate the reply tables")
                 replies_clear(self.workers[i].replies)
-        self.replies_size = 0
         self.has_root = False
         self.error = None
 
@@ -298,11 +297,10 @@ cdef class Search:
         else:
             store_clear(&self.store)
             self.root = store_alloc(&self.store, 1)
+        if self.has_root and board.s.size != self.root_board.size:
+            self.clear_replies()        # the tables hold padded points of one board size
         self.root_board = board.s
         self.has_root = True
-        if board.s.size != self.replies_size:
-            self.clear_replies()        # the tables hold padded points of one board size
-            self.replies_size = board.s.size
         self.full = 0
         self.store.nodes[self.root].flags &= ~NODE_INVALID
         self.screen_root()
