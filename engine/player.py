@@ -6,8 +6,9 @@ the opponent has just passed and the area score, dead stones removed, already wi
 (`pass_when_won`); it resigns when the win rate is hopeless (`resign_threshold`, after
 `resign_min_visits` visits of the best move), never in the first quarter of the game, and as White
 giving handicap stones only at a lower win rate early on (`resign_threshold_now`).
-`genmove_cleanup` (kgs-genmove_cleanup) never passes while the ownership says dead opponent stones
-are still on the board: it plays on their liberties.
+`restricted_genmove` (GnuGo's) chooses among given moves only. `genmove_cleanup` (kgs-genmove_cleanup)
+never passes while the ownership says dead opponent stones are still on the board: it plays on their
+liberties.
 `final_score`, `final_status_list` and the pass and cleanup decisions judge dead stones by
 `engine.scoring.playout_ownership` (playouts alone, a fixed number: never the tree search, whose
 ownership follows the prior and the search size in a decided position).
@@ -23,7 +24,7 @@ from __future__ import annotations
 import threading
 import time
 from dataclasses import replace
-from typing import Callable, Optional
+from typing import Callable, Optional, Sequence
 
 import numpy as np
 
@@ -89,8 +90,7 @@ class Player:
         self._begin()
         board = self.game.board.copy()
         board.to_play = color
-        self.search.set_root(scoring.play_on(board) if self.game.is_over() else board,
-                             self.game.history_hashes())
+        self._set_root(board)
         interval = report.interval if report is not None else UNTIMED_SECONDS
         return run_sliced(self.search, playouts, seconds, interval, report.report if report else None,
                           self._interrupted.is_set)
@@ -111,6 +111,21 @@ class Player:
         board = self.game.board.copy()
         board.to_play = color
         return self._choose(board, color, cleanup=False, report=report)
+
+    def restricted_genmove(self, color: int, among: Sequence[int], report: Optional[Reporter] = None) -> int:
+        """GnuGo's restricted_genmove: the move of `among` the search likes best (most visits, then the
+        order given) that the game allows, else PASS; nothing is played, no clock runs, no resignation."""
+        _check_color(color)
+        self._begin()
+        board = self.game.board.copy()
+        board.to_play = color
+        playouts, plan = self._limits(color, board)
+        self._set_root(board)
+        self._run(playouts, plan, self._clock(), report)
+        visits = {c["move"]: c["visits"] for c in self.search.root_children()}
+        history = set(self.game.history_hashes())
+        ranked = sorted(among, key=lambda m: -visits.get(m, 0))
+        return next((m for m in ranked if self._is_allowed(board, color, m, history)), PASS)
 
     def _genmove(self, color: int, cleanup: bool, report: Optional[Reporter] = None) -> int:
         _check_color(color)
@@ -137,7 +152,6 @@ class Player:
         sp = self.params.search
         start = self._clock()
         playouts, plan = self._limits(color, board)
-        history = self.game.history_hashes()
         dead: list[list[int]] = []
         moves = self.game.moves
         opponent_passed = bool(moves) and moves[-1] == (3 - color, PASS)
@@ -148,8 +162,7 @@ class Player:
                 score = scoring.final_score(board, own)
                 if (score > 0) == (color == BLACK) and score != 0:
                     return PASS
-        # After two passes the search would only score the root: search the play-on position.
-        self.search.set_root(scoring.play_on(board) if self.game.is_over() else board, history)
+        self._set_root(board)
         self._run(playouts, plan, start, report)
         if not cleanup and self._should_resign(color):
             return RESIGN
@@ -158,6 +171,12 @@ class Player:
         may_pass = opponent_passed or (self.search.winrate() >= 0.5 and
                                        (self.search.best_move() != PASS or self._pass_is_safe(board, color)))
         return self._pick(board, color, dead if cleanup else [], may_pass)
+
+    def _set_root(self, board: Board) -> None:
+        """Root the search at `board`, or after two passes at its play-on position (the search would
+        only score the root)."""
+        self.search.set_root(scoring.play_on(board) if self.game.is_over() else board,
+                             self.game.history_hashes())
 
     def _limits(self, color: int, board: Board) -> tuple[int, Plan]:
         """(playouts, time plan) for this move; playouts 0 means no limit, and so does a plan of 0

@@ -4,14 +4,16 @@ Each handler converts and checks all of its arguments first and only then touche
 `?` reply leaves everything as it was. Error messages are those of the spec and of GnuGo, the
 reference implementation. The argument converters below are shared with the other groups.
 
-`genmove` and `reg_genmove` run as background jobs (`protocol.Job`), so that GoGui's `# interrupt`
-can cut the search short; with GoGui live graphics on (gtp.live_gfx) they draw the search on stderr.
+`genmove`, `reg_genmove` and `restricted_genmove` run as background jobs (`protocol.Job`), so that
+GoGui's `# interrupt` can cut the search short; with GoGui live graphics on (gtp.live_gfx) they draw the
+search on stderr.
 """
 from __future__ import annotations
 
 import math
 import re
 import time
+from functools import partial
 from typing import Callable, Sequence
 
 from gtp.coords import MAX_SIZE, MIN_SIZE, VertexError, point_to_vertex, vertex_to_point
@@ -227,6 +229,14 @@ class StandardCommands(CommandGroup):
         expect_args(args, 1)
         color = parse_color(args[0])
         return move_job(self.player, color, self.player.reg_genmove, self.live_gfx)
+
+    def cmd_restricted_genmove(self, args: Sequence[str]) -> Job:
+        """GnuGo's: `restricted_genmove COLOR VERTEX...`, the best of the listed moves, not played."""
+        if len(args) < 2:
+            raise GtpError("syntax error")
+        color = parse_color(args[0])
+        among = [parse_vertex(a, self.size) for a in args[1:]]
+        return move_job(self.player, color, partial(self.player.restricted_genmove, among=among), self.live_gfx)
 
     def cmd_undo(self, args: Sequence[str]) -> str:
         expect_args(args, 0)

@@ -85,6 +85,31 @@ def test_reg_genmove_leaves_the_game_alone():
         assert (state(player.game.board), list(player.game.moves), player.game.history_hashes()) == before
 
 
+IN_ATARI = """
+. . . . . . .
+. . X X X . .
+. X O O O . .
+. . X X X . .
+. . . . . . .
+. . . . . . .
+. . . . . . .
+"""
+
+
+def test_restricted_genmove_chooses_among_the_listed_moves_only():
+    player = make_player(300)
+    player.game.set_position(Board.from_ascii(IN_ATARI, komi=7.5, to_play=BLACK))
+    board = player.game.board
+    capture, corner, centre = board.point(4, 5), board.point(0, 0), board.point(1, 3)   # row 0 at the bottom
+    assert board.color_at(board.point(4, 4)) == WHITE and board.liberties(board.point(4, 4)) == 1
+    before = state(board)
+    assert player.restricted_genmove(BLACK, [corner, capture]) == capture     # takes three stones
+    assert player.restricted_genmove(BLACK, [corner, centre]) in (corner, centre)
+    occupied = board.point(4, 2)
+    assert player.restricted_genmove(BLACK, [occupied]) == PASS            # nothing listed is legal
+    assert state(player.game.board) == before and player.game.moves == []
+
+
 def test_genmove_is_repeatable_with_a_fixed_seed():
     moves = []
     for _ in range(2):

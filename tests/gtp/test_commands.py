@@ -84,6 +84,14 @@ def test_genmove_plays_and_reg_genmove_does_not(engine):
         assert stone_at(engine, move) == "O"
 
 
+def test_restricted_genmove_answers_a_listed_move_and_plays_nothing(engine):
+    engine.ok("play b E5")
+    before = state(engine)
+    assert engine.ok("restricted_genmove w D4 F6") in ("D4", "F6")
+    assert engine.ok("restricted_genmove w E5 pass") == "pass"          # E5 is taken
+    assert state(engine) == before
+
+
 def test_genmove_either_color_and_kgs_cleanup(engine):
     engine.ok("genmove w")                        # GTP lets any colour move
     engine.ok("genmove w")
@@ -309,6 +317,10 @@ def test_printsgf_to_file(engine, tmp_path):
     ("genmove b w", "syntax error"),
     ("reg_genmove", "syntax error"),
     ("reg_genmove x", "invalid color"),
+    ("restricted_genmove", "syntax error"),
+    ("restricted_genmove b", "syntax error"),
+    ("restricted_genmove x C3", "invalid color"),
+    ("restricted_genmove b C3 K3", "invalid vertex"),
     ("kgs-genmove_cleanup", "syntax error"),
     ("kgs-genmove_cleanup 1", "invalid color"),
     ("boardsize", "syntax error"),
