@@ -6,7 +6,7 @@ DATA ?= ../shared/data
 MATCH_CONFIG ?= configs/match-quick.yaml
 LEAGUE_CONFIG ?= configs/league-9x9.yaml
 
-.PHONY: install deps gnugo build test match bench-league bench-speed bench-prior-cost bench-predict bench-fbt bench-fbt-runs bench-tactics check-rules train train-fbt clean
+.PHONY: install deps gnugo build test match bench-league bench-speed bench-prior-cost bench-predict bench-fbt bench-fbt-runs bench-tactics bench-regress check-rules train train-fbt clean
 
 install: deps gnugo build
 
@@ -98,6 +98,11 @@ bench-fbt-runs: install
 # GnuGo's reading.tst through attack/defend (B3). About 45 minutes on 2 cores.
 bench-tactics: install
 	$(PYTHON) -m bench.tactics --data $(DATA)
+
+# GnuGo's regression suite through the default engine: its 2,536 move tests (reg_genmove,
+# restricted_genmove), per .tst file, into bench/results/regress/default/. Resumes; about an hour on 2 cores.
+bench-regress: install
+	$(PYTHON) -m bench.regress --data $(DATA) --jobs 2
 
 # The SPT parameter study (Tidwell 2012 Figs 5.1-5.5): accuracy against d, m, s, w_p and n, one PNG per
 # parameter in bench/results/spt-study/thesis/ (configs/bench-spt-study.yaml). SPT_STUDY_ONLY="d m" limits it.

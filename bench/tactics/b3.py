@@ -13,14 +13,10 @@ import os
 import re
 import statistics
 import sys
-import tarfile
-import tempfile
-import time
 from pathlib import Path
 from typing import Optional
 
-from bench.tactics.problems import read_tst
-from bench.tactics.results import ROOT
+from bench import regress
 
 
 def engine_command(method: str, prior_p: float, max_nodes: int, prior: Optional[str] = None,
@@ -34,56 +30,17 @@ def engine_command(method: str, prior_p: float, max_nodes: int, prior: Optional[
             "search.max_nodes=1000"]
 
 
-def regress_match(expected: str, result: str) -> bool:
-    """regress.awk: `[!]pattern`, anchored at both ends, an extended regular expression."""
-    negate = expected.startswith("!")
-    pattern = "^" + (expected[1:] if negate else expected) + "$"
-    try:
-        ok = re.search(pattern, result) is not None
-    except re.error:
-        ok = False
-    return ok != negate
-
-
 def run_tst(command: list[str], tst_name: str, data_dir: Path, timeout: float) -> dict:
-    """Feed one .tst file to an engine command line, as GnuGo's regression does; score every test."""
-    from bench.gtpclient import EngineFault, GtpEngine, GtpError
-    with tarfile.open(data_dir / "gnugo_regression.tar.xz") as tar, tempfile.TemporaryDirectory() as tmp:
-        text = tar.extractfile(f"regression/{tst_name}").read().decode()
-        needed = {line.split()[1] for line in text.splitlines() if line.strip().startswith("loadsgf")}
-        for name in needed:       # the positions, in a scratch directory outside the repository
-            dest = Path(tmp) / name
-            dest.parent.mkdir(parents=True, exist_ok=True)
-            dest.write_bytes(tar.extractfile("regression/" + name).read())
-        expected = {c.number: c for c in read_tst(text)}
-        rows = []
-        # our engine runs from the scratch directory, so it finds its packages through PYTHONPATH
-        os.environ["PYTHONPATH"] = os.pathsep.join([str(ROOT)] + [p for p in [os.environ.get("PYTHONPATH")] if p])
-        engine = GtpEngine(command, timeout=timeout, cwd=tmp).start()
-        try:
-            for raw in text.splitlines():
-                line = raw.split("#", 1)[0].strip()
-                if not line:
-                    continue
-                tokens = line.split()
-                number = tokens.pop(0) if tokens[0].isdigit() else None
-                t0 = time.perf_counter()
-                try:
-                    reply = engine.send(" ".join(tokens))
-                except GtpError as e:
-                    reply = f"? {e}"
-                except EngineFault as e:
-                    reply = f"! {e.kind}"
-                    engine.restart()
-                seconds = time.perf_counter() - t0
-                case = expected.get(number) if number else None
-                if case is not None:
-                    rows.append({"test": number, "command": case.command, "vertex": case.vertex,
-                                 "expected": case.expected, "got": reply, "passed": regress_match(case.expected, reply),
-                                 "ko": bool(re.match(r"^\(?[23]", case.expected)), "expect_fail": case.expect_fail,
-                                 "seconds": round(seconds, 4)})
-        finally:
-            engine.close()
+    """Feed one .tst file to an engine command line, as GnuGo's regression does; score every
+    attack/defend test."""
+    rows = []
+    for row in regress.run_tst(command, tst_name, data_dir, timeout):
+        name, vertex = (row["command"].split() + ["", ""])[:2]
+        if name in ("attack", "defend"):
+            rows.append({"test": row["test"], "command": name, "vertex": vertex, "expected": row["expected"],
+                         "got": row["got"], "passed": row["passed"],
+                         "ko": bool(re.match(r"^\(?[23]", row["expected"])), "expect_fail": row["expect_fail"],
+                         "seconds": row["seconds"]})
     return summarize_tst(rows)
 
 

@@ -1,0 +1,274 @@
+"""GnuGo's regression suite through any GTP engine: the move tests (`reg_genmove`, `restricted_genmove`)
+of the .tst files in gnugo_regression.tar.xz, 2,536 positions where GnuGo's authors wrote down the
+move (or the moves) a good player chooses, scored as GnuGo's regress.awk scores them.
+
+    python -m bench.regress [TST ...] [--engine COMMAND] [--name SLUG] [--jobs N] [--data DIR]
+
+Each .tst file runs in one engine process, started in a scratch folder that holds the file's positions,
+and gets every line of the file but the other numbered tests (owl_attack, dragon_status and the like ask
+for GnuGo's own analysis). The record, bench/results/regress/<slug>/, has run.json (the engine and
+the settings), tst/<file>.json (every test: expected, reply, passed, seconds, with the commit) and
+summary.txt / summary.json (per file and in total). A run resumes: a file already in tst/ is not run again,
+and a run under the same name with another engine or data is refused. Expected results marked `*` in the
+.tst files are GnuGo 3.8's own known failures; the summary counts them apart.
+"""
+from __future__ import annotations
+
+import argparse
+import concurrent.futures
+import dataclasses
+import datetime
+import json
+import os
+import re
+import signal
+import sys
+import tarfile
+import tempfile
+import time
+from concurrent.futures.process import BrokenProcessPool
+from pathlib import Path
+from typing import Optional
+
+from bench import records
+from bench.gtpclient import EngineFault, GtpEngine, GtpError, split_command
+from bench.match import RunError, locked
+
+ROOT = Path(__file__).resolve().parents[1]
+ARCHIVE = "gnugo_regression.tar.xz"
+MOVE_TESTS = ("reg_genmove", "restricted_genmove")
+DEFAULT_ENGINE = f"{sys.executable} -m gtp.cli gtp --set search.n_threads=1"
+EXPECTED = re.compile(r"#\?\s*\[(.*)\]([&*]*)\s*$")
+
+
+@dataclasses.dataclass(frozen=True)
+class Expectation:
+    number: str
+    command: str          # the test's GTP command without its number
+    expected: str         # `[!]pattern`: an anchored extended regular expression
+    expect_fail: bool     # marked `*`: GnuGo 3.8 fails it too
+
+
+def expectations(text: str) -> dict[str, Expectation]:
+    """Every numbered command of a .tst file that the next `#? [...]` line gives a result for."""
+    found, pending = {}, None
+    for raw in text.splitlines():
+        line = raw.strip()
+        if line.startswith("#?"):
+            m = EXPECTED.match(line)
+            if m and pending is not None:
+                found[pending[0]] = Expectation(pending[0], pending[1], m.group(1), "*" in m.group(2))
+            pending = None
+            continue
+        command = line.split("#", 1)[0].split()
+        if command and command[0].isdigit():
+            pending = (command[0], " ".join(command[1:]))
+    return found
+
+
+def regress_match(expected: str, result: str) -> bool:
+    """regress.awk: `[!]pattern`, anchored at both ends, an extended regular expression."""
+    negate = expected.startswith("!")
+    pattern = "^" + (expected[1:] if negate else expected) + "$"
+    try:
+        ok = re.search(pattern, result) is not None
+    except re.error:
+        ok = False
+    return ok != negate
+
+
+def run_tst(command: str | list[str], tst_name: str, data_dir: Path, timeout: float,
+            tests: Optional[tuple[str, ...]] = None) -> list[dict]:
+    """Feed one .tst file to an engine, as GnuGo's regression does, and score its tests; with `tests`,
+    numbered commands of other names are not sent."""
+    with tarfile.open(data_dir / ARCHIVE) as tar, tempfile.TemporaryDirectory() as tmp:
+        text = tar.extractfile(f"regression/{tst_name}").read().decode(errors="replace")
+        needed = {line.split()[1] for line in text.splitlines() if line.strip().startswith("loadsgf")}
+        for name in needed:       # the positions, in a scratch folder outside the repository
+            dest = Path(tmp) / name
+            dest.parent.mkdir(parents=True, exist_ok=True)
+            dest.write_bytes(tar.extractfile("regression/" + name).read())
+        expected = expectations(text)
+        # our engine runs from the scratch folder, so it finds its packages through PYTHONPATH
+        os.environ["PYTHONPATH"] = os.pathsep.join([str(ROOT)] + [p for p in [os.environ.get("PYTHONPATH")] if p])
+        rows = []
+        engine = GtpEngine(command, timeout=timeout, cwd=tmp).start()
+        try:
+            for raw in text.splitlines():
+                tokens = raw.split("#", 1)[0].split()
+                number = tokens.pop(0) if tokens and tokens[0].isdigit() else None
+                if not tokens or (number and tests is not None and tokens[0] not in tests):
+                    continue
+                t0 = time.perf_counter()
+                reply = _send(engine, " ".join(tokens))
+                case = expected.get(number) if number else None
+                if case is not None:
+                    # GTP vertices are case-insensitive: `pass` is GnuGo's `PASS`
+                    compared = reply.upper() if tokens[0] in MOVE_TESTS else reply
+                    rows.append({"test": number, "command": case.command, "expected": case.expected, "got": reply,
+                                 "passed": regress_match(case.expected, compared), "expect_fail": case.expect_fail,
+                                 "seconds": round(time.perf_counter() - t0, 4)})
+        finally:
+            engine.close()
+    return rows
+
+
+def _send(engine: GtpEngine, command: str) -> str:
+    """The reply; `? message` for an error, `! kind` for a fault (after which the engine restarts)."""
+    try:
+        return engine.send(command)
+    except GtpError as e:
+        return f"? {e}"
+    except EngineFault as e:
+        engine.restart()
+        return f"! {e.kind}"
+
+
+def move_test_files(data_dir: Path) -> dict[str, int]:
+    """.tst file name -> its move tests, for every file that has any, largest first."""
+    counts = {}
+    with tarfile.open(data_dir / ARCHIVE) as tar:
+        for member in tar:
+            if member.name.endswith(".tst"):
+                found = expectations(tar.extractfile(member).read().decode(errors="replace"))
+                n = sum(e.command.split()[0] in MOVE_TESTS for e in found.values() if e.command)
+                if n:
+                    counts[Path(member.name).name] = n
+    return dict(sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))
+
+
+# -- the record --------------------------------------------------------------------------------------
+
+def file_summary(rows: list[dict]) -> dict:
+    known = [r for r in rows if r["expect_fail"]]
+    return {"tests": len(rows), "passed": sum(r["passed"] for r in rows),
+            "gnugo_fails": len(known), "gnugo_fails_passed": sum(r["passed"] for r in known),
+            "seconds": round(sum(r["seconds"] for r in rows), 1)}
+
+
+def summary_table(files: dict[str, dict]) -> str:
+    """The per-file table and the total, as summary.txt holds it."""
+    lines = [f"{'file':22s} {'tests':>5s} {'passed':>6s} {'share':>6s} {'*':>4s} {'* passed':>8s} {'s/test':>7s}"]
+    total = {k: sum(f[k] for f in files.values()) for k in ("tests", "passed", "gnugo_fails",
+                                                           "gnugo_fails_passed", "seconds")}
+    for name, f in [*files.items(), ("total", total)]:
+        share = f"{100 * f['passed'] / f['tests']:.1f}%" if f["tests"] else "-"
+        per_test = f"{f['seconds'] / f['tests']:.2f}" if f["tests"] else "-"
+        lines.append(f"{name:22s} {f['tests']:5d} {f['passed']:6d} {share:>6s} {f['gnugo_fails']:4d} "
+                     f"{f['gnugo_fails_passed']:8d} {per_test:>7s}")
+    lines.append("* : tests GnuGo 3.8 itself fails (marked * in the .tst files); s/test: wall seconds per test")
+    return "\n".join(lines) + "\n"
+
+
+def write_summary(run_dir: Path) -> str:
+    files = {}
+    for path in sorted((run_dir / "tst").glob("*.json")):
+        files[path.stem] = file_summary(json.loads(path.read_text())["rows"])
+    files = dict(sorted(files.items(), key=lambda kv: (-kv[1]["tests"], kv[0])))
+    table = summary_table(files)
+    (run_dir / "summary.txt").write_text(table)
+    (run_dir / "summary.json").write_text(json.dumps(files, indent=1) + "\n")
+    return table
+
+
+def check_run(run_dir: Path, settings: dict) -> None:
+    """Write run.json for a new run; refuse to resume a run of other settings."""
+    path = run_dir / "run.json"
+    if path.exists():
+        old = json.loads(path.read_text())
+        if old["settings"] != settings:
+            raise RunError(f"{run_dir} holds a run of other settings ({old['settings']}); "
+                           f"use another --name")
+        return
+    path.write_text(json.dumps({"settings": settings, "commit": records.git_commit(),
+                                "date": datetime.datetime.now().isoformat(timespec="seconds")}, indent=1) + "\n")
+
+
+def run_file(command: str, tst_name: str, data_dir: Path, timeout: float, out: Path) -> tuple[str, dict]:
+    rows = run_tst(command, tst_name, data_dir, timeout, tests=MOVE_TESTS)
+    record = {"file": tst_name, "commit": records.git_commit(), "rows": rows}
+    tmp = out.with_suffix(".tmp")
+    tmp.write_text(json.dumps(record, indent=1) + "\n")
+    tmp.replace(out)             # a stopped run leaves no half-written file
+    return tst_name, file_summary(rows)
+
+
+# -- command line ------------------------------------------------------------------------------------
+
+def parse_args(argv: Optional[list[str]]) -> argparse.Namespace:
+    from priors.dataset import DEFAULT_DATA_DIR
+    ap = argparse.ArgumentParser(prog="python -m bench.regress", description=__doc__.split("\n\n")[0])
+    ap.add_argument("tst", nargs="*", help="the .tst files to run (default: every file with move tests)")
+    ap.add_argument("--engine", default=DEFAULT_ENGINE, help="the GTP engine's command line "
+                    "(default: the default engine on one thread)")
+    ap.add_argument("--name", default="default", help="the record's folder name under bench/results/regress/")
+    ap.add_argument("--jobs", type=int, default=1, help="files run at once, one engine each")
+    ap.add_argument("--data", type=Path, default=DEFAULT_DATA_DIR, help="the folder holding " + ARCHIVE)
+    ap.add_argument("--timeout", type=float, default=600.0, help="seconds one command may take")
+    args = ap.parse_args(argv)
+    if args.jobs < 1:
+        ap.error("--jobs: at least 1")
+    return args
+
+
+def main(argv: Optional[list[str]] = None) -> int:
+    args = parse_args(argv)
+    if not (args.data / ARCHIVE).is_file():
+        print(f"{args.data / ARCHIVE} not found (set --data)", file=sys.stderr)
+        return 2
+    available = move_test_files(args.data)
+    chosen = [t if t.endswith(".tst") else t + ".tst" for t in args.tst] or list(available)
+    unknown = [t for t in chosen if t not in available]
+    if unknown:
+        print(f"no move tests in {', '.join(unknown)}; files with move tests: {', '.join(available)}",
+              file=sys.stderr)
+        return 2
+    try:
+        run_dir = records.results_folder("regress", args.name)
+        split_command(args.engine)
+    except ValueError as e:
+        print(e, file=sys.stderr)
+        return 2
+    settings = {"engine": args.engine, "archive": ARCHIVE, "tests": list(MOVE_TESTS)}
+    try:
+        with locked(run_dir):
+            check_run(run_dir, settings)
+            (run_dir / "tst").mkdir(exist_ok=True)
+            todo = [t for t in chosen if not (run_dir / "tst" / f"{Path(t).stem}.json").exists()]
+            print(f"{len(chosen) - len(todo)} of {len(chosen)} files already run; {len(todo)} to go", flush=True)
+            try:
+                run_files(args, todo, run_dir)
+            finally:
+                print(write_summary(run_dir), end="")
+    except RunError as e:
+        print(e, file=sys.stderr)
+        return 2
+    except (KeyboardInterrupt, SystemExit, BrokenProcessPool):
+        print("stopped: the files finished are kept, and the same command resumes", file=sys.stderr)
+        return 1
+    return 0
+
+
+def run_files(args: argparse.Namespace, todo: list[str], run_dir: Path) -> None:
+    """Run the files, --jobs at once. SIGTERM to this process starts no further file and waits for the
+    files under way; to its process group, it loses them (a resumed run plays them again)."""
+    signal.signal(signal.SIGTERM, _stop)
+    with concurrent.futures.ProcessPoolExecutor(max_workers=args.jobs) as pool:
+        futures = [pool.submit(run_file, args.engine, t, args.data, args.timeout,
+                               run_dir / "tst" / f"{Path(t).stem}.json") for t in todo]
+        try:
+            for future in concurrent.futures.as_completed(futures):
+                name, f = future.result()
+                print(f"{name}: {f['passed']} of {f['tests']} passed ({f['seconds']:.0f} s)", flush=True)
+        except BaseException:
+            for future in futures:
+                future.cancel()
+            raise
+
+
+def _stop(signum, frame) -> None:
+    raise SystemExit(128 + signum)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,110 @@
+"""GnuGo's regression runner on a hand-written .tst file and position, through real GnuGo and our engine."""
+import io
+import json
+import sys
+import tarfile
+
+import pytest
+
+from bench import records, regress
+
+# 19x19: a ring of twelve Black stones whose last liberty is K10, where Black takes three White stones;
+# if Black plays elsewhere, White takes the ring.
+RING = """
+. . O O O O O . .
+. O X X X X X O .
+. O X O . O X O .
+. O X X O X X O .
+. . O O X O O . .
+"""
+
+
+def ring_sgf() -> bytes:
+    """The ring in the middle of an empty 19x19 board (SGF rows count from the top)."""
+    letters = "abcdefghijklmnopqrs"
+    stones = {"X": [], "O": []}
+    for i, line in enumerate(RING.strip().splitlines()):
+        for j, cell in enumerate(line.split()):
+            if cell in stones:
+                stones[cell].append(f"[{letters[5 + j]}{letters[7 + i]}]")
+    return f"(;GM[1]FF[4]SZ[19]KM[7.5]AB{''.join(stones['X'])}AW{''.join(stones['O'])}PL[B])".encode()
+
+
+TST = """\
+# Black saves the ring.
+loadsgf games/ring.sgf
+1 reg_genmove black
+#? [K10]
+
+2 restricted_genmove black A1 K10
+#? [K10|A2]
+
+# K11 is taken: nothing listed is legal (GnuGo answers PASS, GTP allows pass)
+5 restricted_genmove black K11
+#? [PASS]
+
+# GnuGo's own analysis: not a move test
+3 owl_attack K9
+#? [1 K10]
+
+4 reg_genmove black
+#? [!K10]*
+"""
+OURS = f"{sys.executable} -m gtp.cli gtp --preset none --set search.playouts=3000 --set search.n_threads=1"
+
+
+@pytest.fixture
+def data(tmp_path):
+    """A folder holding a regression archive of one .tst file and its position."""
+    with tarfile.open(tmp_path / regress.ARCHIVE, "w:xz") as tar:
+        for name, content in (("regression/mini.tst", TST.encode()), ("regression/games/ring.sgf", ring_sgf())):
+            info = tarfile.TarInfo(name)
+            info.size = len(content)
+            tar.addfile(info, io.BytesIO(content))
+    return tmp_path
+
+
+def test_expectations_pair_each_numbered_command_with_its_result():
+    found = regress.expectations(TST + "6 showboard\n#? no brackets\n7 showboard\n")
+    assert list(found) == ["1", "2", "5", "3", "4"]        # 6 and 7 have no result to compare
+    assert found["2"] == regress.Expectation("2", "restricted_genmove black A1 K10", "K10|A2", False)
+    assert found["4"].expected == "!K10" and found["4"].expect_fail
+
+
+def test_regress_match_is_anchored_negatable_and_safe():
+    assert regress.regress_match("F4|G4", "G4") and not regress.regress_match("F4", "F14")
+    assert regress.regress_match("!(A3|A5)", "B3") and not regress.regress_match("!(A3|A5)", "A5")
+    assert not regress.regress_match("[", "[")           # a broken pattern fails the test
+
+
+def test_move_test_files_count_only_move_tests(data):
+    assert regress.move_test_files(data) == {"mini.tst": 4}
+
+
+@pytest.mark.parametrize("engine", ["gnugo", "ours"])
+def test_engines_save_the_ring_and_other_tests_are_not_sent(data, gnugo_binary, engine):
+    command = f"{gnugo_binary} --mode gtp" if engine == "gnugo" else OURS
+    rows = regress.run_tst(command, "mini.tst", data, timeout=120, tests=regress.MOVE_TESTS)
+    passes = "PASS" if engine == "gnugo" else "pass"
+    assert [(r["test"], r["got"], r["passed"]) for r in rows] == [
+        ("1", "K10", True), ("2", "K10", True), ("5", passes, True), ("4", "K10", False)]
+    assert [r["expect_fail"] for r in rows] == [False, False, False, True]
+
+
+def test_a_run_writes_its_record_resumes_and_refuses_another_engine(data, gnugo_binary, monkeypatch, tmp_path,
+                                                                     capsys):
+    monkeypatch.setattr(records, "RESULTS", tmp_path / "results")
+    argv = ["mini", "--data", str(data), "--name", "gnugo", "--engine", f"{gnugo_binary} --mode gtp"]
+    assert regress.main(argv) == 0
+    run_dir = tmp_path / "results" / "regress" / "gnugo"
+    summary = json.loads((run_dir / "summary.json").read_text())
+    assert summary == {"mini": {"tests": 4, "passed": 3, "gnugo_fails": 1, "gnugo_fails_passed": 0,
+                                "seconds": summary["mini"]["seconds"]}}
+    written = (run_dir / "tst" / "mini.json").read_text()
+    assert regress.main(argv) == 0                          # resumed: nothing left to run
+    assert "1 of 1 files already run; 0 to go" in capsys.readouterr().out
+    assert (run_dir / "tst" / "mini.json").read_text() == written
+    assert regress.main(argv[:-1] + [OURS]) == 2
+    assert "other settings" in capsys.readouterr().err
+    assert regress.main(["nothere", "--data", str(data)]) == 2
+    assert "no move tests in nothere.tst" in capsys.readouterr().err
