@@ -12,7 +12,13 @@ Engines are driven only through GTP subprocesses, ours included. Results go unde
 - `sgfout`       one SGF per game
 - `report`       summary table, gogui-twogtp `.dat` file, win-rate plot
 - `match`        config-driven matches between GTP engines, on a process pool or a Dask cluster
+- `league`       round robins between any engines on the match harness, rated by `ratings` (Bradley-Terry Elo)
+- `paired`       two match runs against the same opponent, compared game by game
+- `scorecheck`   our `final_score` against GnuGo's on finished match games
 - `speed`        playouts per second of the search and of raw playouts
+- `prior_cost`   the time per move each prior costs the search at equal playouts
+- `fbt_runs`     FBT settings over several seeds, scored on unseen games
 - `tactics`      the tactical solver's benchmarks B1-B3
+- `regress`      GnuGo's regression suite: its move tests through any GTP engine
 - `rules`        replays the expert archives and compares every position with sgfmill
 """
