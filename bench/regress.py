@@ -2,7 +2,7 @@
 of the .tst files in gnugo_regression.tar.xz, 2,536 positions where GnuGo's authors wrote down the
 move (or the moves) a good player chooses, scored as GnuGo's regress.awk scores them.
 
-    python -m bench.regress [TST ...] [--engine COMMAND] [--name SLUG] [--jobs N] [--data DIR]
+    python -m bench.regress [TST ...] [--engine COMMAND] [--name SLUG | --out DIR] [--jobs N] [--data DIR]
 
 Each .tst file runs in one engine process, started in a scratch folder that holds the file's positions,
 and gets every line of the file but the other numbered tests (owl_attack, dragon_status and the like ask
@@ -15,10 +15,10 @@ and a run under the same name with another engine or data is refused. Expected r
 from __future__ import annotations
 
 import argparse
-import concurrent.futures
 import dataclasses
 import datetime
 import json
+import multiprocessing
 import os
 import re
 import signal
@@ -26,7 +26,6 @@ import sys
 import tarfile
 import tempfile
 import time
-from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 from typing import Optional
 
@@ -37,7 +36,9 @@ from bench.match import RunError, locked
 ROOT = Path(__file__).resolve().parents[1]
 ARCHIVE = "gnugo_regression.tar.xz"
 MOVE_TESTS = ("reg_genmove", "restricted_genmove")
-DEFAULT_ENGINE = f"{sys.executable} -m gtp.cli gtp --set search.n_threads=1"
+# The default engine on one thread, never resigning: a test asks for a move, and many of the positions
+# come from games GnuGo was losing.
+DEFAULT_ENGINE = f"{sys.executable} -m gtp.cli gtp --set search.n_threads=1 --set search.resign_threshold=0"
 EXPECTED = re.compile(r"#\?\s*\[(.*)\]([&*]*)\s*$")
 
 
@@ -200,8 +201,9 @@ def parse_args(argv: Optional[list[str]]) -> argparse.Namespace:
     ap = argparse.ArgumentParser(prog="python -m bench.regress", description=__doc__.split("\n\n")[0])
     ap.add_argument("tst", nargs="*", help="the .tst files to run (default: every file with move tests)")
     ap.add_argument("--engine", default=DEFAULT_ENGINE, help="the GTP engine's command line "
-                    "(default: the default engine on one thread)")
+                    "(default: the default engine on one thread, never resigning)")
     ap.add_argument("--name", default="default", help="the record's folder name under bench/results/regress/")
+    ap.add_argument("--out", type=Path, default=None, help="the record's folder (default: from --name)")
     ap.add_argument("--jobs", type=int, default=1, help="files run at once, one engine each")
     ap.add_argument("--data", type=Path, default=DEFAULT_DATA_DIR, help="the folder holding " + ARCHIVE)
     ap.add_argument("--timeout", type=float, default=600.0, help="seconds one command may take")
@@ -213,6 +215,15 @@ def parse_args(argv: Optional[list[str]]) -> argparse.Namespace:
 
 def main(argv: Optional[list[str]] = None) -> int:
     args = parse_args(argv)
+    previous = signal.signal(signal.SIGTERM, _stop)
+    try:
+        return run(args)
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def run(args: argparse.Namespace) -> int:
+    """The whole run; 2 for bad input, 1 when stopped."""
     if not (args.data / ARCHIVE).is_file():
         print(f"{args.data / ARCHIVE} not found (set --data)", file=sys.stderr)
         return 2
@@ -224,7 +235,7 @@ def main(argv: Optional[list[str]] = None) -> int:
               file=sys.stderr)
         return 2
     try:
-        run_dir = records.results_folder("regress", args.name)
+        run_dir = args.out or records.results_folder("regress", args.name)
         split_command(args.engine)
     except ValueError as e:
         print(e, file=sys.stderr)
@@ -243,27 +254,30 @@ def main(argv: Optional[list[str]] = None) -> int:
     except RunError as e:
         print(e, file=sys.stderr)
         return 2
-    except (KeyboardInterrupt, SystemExit, BrokenProcessPool):
+    except (KeyboardInterrupt, SystemExit):
         print("stopped: the files finished are kept, and the same command resumes", file=sys.stderr)
         return 1
     return 0
 
 
 def run_files(args: argparse.Namespace, todo: list[str], run_dir: Path) -> None:
-    """Run the files, --jobs at once. SIGTERM to this process starts no further file and waits for the
-    files under way; to its process group, it loses them (a resumed run plays them again)."""
-    signal.signal(signal.SIGTERM, _stop)
-    with concurrent.futures.ProcessPoolExecutor(max_workers=args.jobs) as pool:
-        futures = [pool.submit(run_file, args.engine, t, args.data, args.timeout,
-                               run_dir / "tst" / f"{Path(t).stem}.json") for t in todo]
-        try:
-            for future in concurrent.futures.as_completed(futures):
-                name, f = future.result()
-                print(f"{name}: {f['passed']} of {f['tests']} passed ({f['seconds']:.0f} s)", flush=True)
-        except BaseException:
-            for future in futures:
-                future.cancel()
-            raise
+    """Run the files, --jobs at once. SIGTERM (main's handler) stops the run at once: the files under
+    way are lost, and a resumed run plays them again."""
+    jobs = [(args.engine, t, args.data, args.timeout, run_dir / "tst" / f"{Path(t).stem}.json") for t in todo]
+    pool = multiprocessing.Pool(args.jobs, initializer=signal.signal, initargs=(signal.SIGTERM, signal.SIG_DFL))
+    try:
+        for name, f in pool.imap_unordered(_run_file, jobs):
+            print(f"{name}: {f['passed']} of {f['tests']} passed ({f['seconds']:.0f} s)", flush=True)
+        pool.close()
+    except BaseException:
+        pool.terminate()            # the workers end; their engines see their input close and quit
+        raise
+    finally:
+        pool.join()
+
+
+def _run_file(job: tuple) -> tuple[str, dict]:
+    return run_file(*job)
 
 
 def _stop(signum, frame) -> None:

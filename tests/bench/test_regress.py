@@ -1,6 +1,8 @@
 """GnuGo's regression runner on a hand-written .tst file and position, through real GnuGo and our engine."""
 import io
 import json
+import signal
+import subprocess
 import sys
 import tarfile
 
@@ -108,3 +110,16 @@ def test_a_run_writes_its_record_resumes_and_refuses_another_engine(data, gnugo_
     assert "other settings" in capsys.readouterr().err
     assert regress.main(["nothere", "--data", str(data)]) == 2
     assert "no move tests in nothere.tst" in capsys.readouterr().err
+
+
+def test_sigterm_stops_at_once_and_the_same_command_resumes(data, tmp_path):
+    out = tmp_path / "run"
+    argv = [sys.executable, "-m", "bench.regress", "mini", "--data", str(data), "--out", str(out), "--engine", OURS]
+    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    assert proc.stdout.readline().startswith("0 of 1 files already run")
+    proc.send_signal(signal.SIGTERM)                       # while the engine thinks on test 1
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 1 and "the same command resumes" in err
+    assert not (out / "tst" / "mini.json").exists() and not (out / "run.lock").exists()
+    done = subprocess.run(argv, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0 and "mini.tst: 3 of 4 passed" in done.stdout
