@@ -1,6 +1,7 @@
 """GnuGo's regression suite through any GTP engine: the move tests (`reg_genmove`, `restricted_genmove`)
-of the .tst files in gnugo_regression.tar.xz, 2,536 positions where GnuGo's authors wrote down the
-move (or the moves) a good player chooses, scored as GnuGo's regress.awk scores them.
+of the .tst files in gnugo_regression.tar.xz, 2,536 tests in which GnuGo's authors wrote down the
+move (or the moves) a good player chooses, scored as GnuGo's regress.awk scores them (a move compared in
+capitals, since GTP vertices are case-insensitive).
 
     python -m bench.regress [TST ...] [--engine COMMAND] [--name SLUG | --out DIR] [--jobs N] [--data DIR]
 
@@ -9,7 +10,7 @@ and gets every line of the file but the other numbered tests (owl_attack, dragon
 for GnuGo's own analysis). The record, bench/results/regress/<slug>/, has run.json (the engine and
 the settings), tst/<file>.json (every test: expected, reply, passed, seconds, with the commit) and
 summary.txt / summary.json (per file and in total). A run resumes: a file already in tst/ is not run again,
-and a run under the same name with another engine or data is refused. Expected results marked `*` in the
+and a run into the same folder with another engine is refused. Expected results marked `*` in the
 .tst files are GnuGo 3.8's own known failures; the summary counts them apart.
 """
 from __future__ import annotations
