@@ -265,13 +265,14 @@ def run_files(args: argparse.Namespace, todo: list[str], run_dir: Path) -> None:
     """Run the files, --jobs at once. SIGTERM (main's handler) stops the run at once: the files under
     way are lost, and a resumed run plays them again."""
     jobs = [(args.engine, t, args.data, args.timeout, run_dir / "tst" / f"{Path(t).stem}.json") for t in todo]
-    pool = multiprocessing.Pool(args.jobs, initializer=signal.signal, initargs=(signal.SIGTERM, signal.SIG_DFL))
+    # a worker stopped by SIGTERM closes its engine and scratch folder on its way out
+    pool = multiprocessing.Pool(args.jobs, initializer=signal.signal, initargs=(signal.SIGTERM, _stop))
     try:
         for name, f in pool.imap_unordered(_run_file, jobs):
             print(f"{name}: {f['passed']} of {f['tests']} passed ({f['seconds']:.0f} s)", flush=True)
         pool.close()
     except BaseException:
-        pool.terminate()            # the workers end; their engines see their input close and quit
+        pool.terminate()
         raise
     finally:
         pool.join()

@@ -121,5 +121,7 @@ def test_sigterm_stops_at_once_and_the_same_command_resumes(data, tmp_path):
     _, err = proc.communicate(timeout=60)
     assert proc.returncode == 1 and "the same command resumes" in err
     assert not (out / "tst" / "mini.json").exists() and not (out / "run.lock").exists()
+    engines = subprocess.run(["pgrep", "-f", OURS], capture_output=True, text=True).stdout.split()
+    assert engines == [], "the worker's engine outlived the run"
     done = subprocess.run(argv, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0 and "mini.tst: 3 of 4 passed" in done.stdout
