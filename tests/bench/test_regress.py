@@ -55,11 +55,24 @@ loadsgf games/ring.sgf
 OURS = f"{sys.executable} -m gtp.cli gtp --preset none --set search.playouts=3000 --set search.n_threads=1"
 
 
+# A file whose first position is not in the archive.
+LOST = """\
+loadsgf games/lost.sgf
+1 reg_genmove black
+#? [K10]
+
+loadsgf games/ring.sgf
+2 reg_genmove black
+#? [K10]
+"""
+
+
 @pytest.fixture
 def data(tmp_path):
-    """A folder holding a regression archive of one .tst file and its position."""
+    """A folder holding a regression archive of two .tst files and one position."""
     with tarfile.open(tmp_path / regress.ARCHIVE, "w:xz") as tar:
-        for name, content in (("regression/mini.tst", TST.encode()), ("regression/games/ring.sgf", ring_sgf())):
+        for name, content in (("regression/mini.tst", TST.encode()), ("regression/lost.tst", LOST.encode()),
+                              ("regression/games/ring.sgf", ring_sgf())):
             info = tarfile.TarInfo(name)
             info.size = len(content)
             tar.addfile(info, io.BytesIO(content))
@@ -80,7 +93,7 @@ def test_regress_match_is_anchored_negatable_and_safe():
 
 
 def test_move_test_files_count_only_move_tests(data):
-    assert regress.move_test_files(data) == {"mini.tst": 4}
+    assert regress.move_test_files(data) == {"mini.tst": 4, "lost.tst": 2}
 
 
 @pytest.mark.parametrize("engine", ["gnugo", "ours"])
@@ -93,6 +106,14 @@ def test_engines_save_the_ring_and_other_tests_are_not_sent(data, gnugo_binary, 
     assert [r["expect_fail"] for r in rows] == [False, False, False, True]
 
 
+def test_a_test_without_its_position_is_not_asked_nor_counted(data, gnugo_binary):
+    rows = regress.run_tst(f"{gnugo_binary} --mode gtp", "lost.tst", data, timeout=120, tests=regress.MOVE_TESTS)
+    assert [(r["test"], r["got"], r["missing"]) for r in rows] == [("1", "", True), ("2", "K10", False)]
+    summary = regress.file_summary(rows)
+    assert (summary["tests"], summary["passed"], summary["missing"]) == (1, 1, 1)
+    assert "lost: 1 tests not asked" in regress.summary_table({"lost": summary})
+
+
 def test_a_run_writes_its_record_resumes_and_refuses_another_engine(data, gnugo_binary, monkeypatch, tmp_path,
                                                                      capsys):
     monkeypatch.setattr(records, "RESULTS", tmp_path / "results")
@@ -101,7 +122,7 @@ def test_a_run_writes_its_record_resumes_and_refuses_another_engine(data, gnugo_
     run_dir = tmp_path / "results" / "regress" / "gnugo"
     summary = json.loads((run_dir / "summary.json").read_text())
     assert summary == {"mini": {"tests": 4, "passed": 3, "gnugo_fails": 1, "gnugo_fails_passed": 0,
-                                "seconds": summary["mini"]["seconds"]}}
+                                "seconds": summary["mini"]["seconds"], "missing": 0}}
     written = (run_dir / "tst" / "mini.json").read_text()
     assert regress.main(argv) == 0                          # resumed: nothing left to run
     assert "1 of 1 files already run; 0 to go" in capsys.readouterr().out
