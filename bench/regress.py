@@ -40,7 +40,7 @@ ARCHIVE = "gnugo_regression.tar.xz"
 MOVE_TESTS = ("reg_genmove", "restricted_genmove")
 # The default engine on one thread, never resigning: a test asks for a move, and many of the positions
 # come from games GnuGo was losing.
-DEFAULT_ENGINE = f"{sys.executable} -m gtp.cli gtp --set search.n_threads=1 --set search.resign_threshold=0"
+DEFAULT_ENGINE = "python -m gtp.cli gtp --set search.n_threads=1 --set search.resign_threshold=0"
 EXPECTED = re.compile(r"#\?\s*\[(.*)\]([&*]*)\s*$")
 
 
@@ -193,10 +193,11 @@ def check_run(run_dir: Path, settings: dict) -> None:
     """Write run.json for a new run; refuse to resume a run of other settings."""
     path = run_dir / "run.json"
     if path.exists():
-        old = json.loads(path.read_text())
-        if old["settings"] != settings:
-            raise RunError(f"{run_dir} holds a run of other settings ({old['settings']}); "
-                           f"use another --name")
+        old = json.loads(path.read_text())["settings"]
+        # engines compare as they run: a leading `python` is this interpreter
+        if (split_command(old["engine"]) != split_command(settings["engine"])
+                or {**old, "engine": None} != {**settings, "engine": None}):
+            raise RunError(f"{run_dir} holds a run of other settings ({old}); use another --name")
         return
     path.write_text(json.dumps({"settings": settings, "commit": records.git_commit(),
                                 "date": datetime.datetime.now().isoformat(timespec="seconds")}, indent=1) + "\n")
