@@ -5,6 +5,7 @@ import signal
 import subprocess
 import sys
 import tarfile
+from pathlib import Path
 
 import pytest
 
@@ -133,6 +134,18 @@ def test_a_run_writes_its_record_resumes_and_refuses_another_engine(data, gnugo_
     assert "no move tests in nothere.tst" in capsys.readouterr().err
 
 
+def running(command: str) -> list[Path]:
+    """The processes whose command line is `command` (Linux /proc)."""
+    found = []
+    for cmdline in Path("/proc").glob("[0-9]*/cmdline"):
+        try:
+            if cmdline.read_bytes().replace(b"\0", b" ").strip() == command.encode():
+                found.append(cmdline.parent)
+        except OSError:            # the process ended meanwhile
+            pass
+    return found
+
+
 def test_sigterm_stops_at_once_and_the_same_command_resumes(data, tmp_path):
     out = tmp_path / "run"
     argv = [sys.executable, "-m", "bench.regress", "mini", "--data", str(data), "--out", str(out), "--engine", OURS]
@@ -142,7 +155,6 @@ def test_sigterm_stops_at_once_and_the_same_command_resumes(data, tmp_path):
     _, err = proc.communicate(timeout=60)
     assert proc.returncode == 1 and "the same command resumes" in err
     assert not (out / "tst" / "mini.json").exists() and not (out / "run.lock").exists()
-    engines = subprocess.run(["pgrep", "-f", OURS], capture_output=True, text=True).stdout.split()
-    assert engines == [], "the worker's engine outlived the run"
+    assert not running(OURS), "the worker's engine outlived the run"
     done = subprocess.run(argv, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0 and "mini.tst: 3 of 4 passed" in done.stdout
