@@ -87,15 +87,9 @@ def run_tst(command: str | list[str], tst_name: str, data_dir: Path, timeout: fl
     with tarfile.open(data_dir / ARCHIVE) as tar, tempfile.TemporaryDirectory() as tmp:
         text = tar.extractfile(f"regression/{tst_name}").read().decode(errors="replace")
         needed = {line.split()[1] for line in text.splitlines() if line.strip().startswith("loadsgf")}
-        archived = set(tar.getnames())
-        missing = {name for name in needed if f"regression/{name}" not in archived}
-        for name in needed - missing:       # the positions, in a scratch folder outside the repository
-            dest = Path(tmp) / name
-            dest.parent.mkdir(parents=True, exist_ok=True)
-            dest.write_bytes(tar.extractfile("regression/" + name).read())
+        missing = needed - extract_positions(tar, needed, Path(tmp))
         expected = expectations(text)
-        # our engine runs from the scratch folder, so it finds its packages through PYTHONPATH
-        os.environ["PYTHONPATH"] = os.pathsep.join([str(ROOT)] + [p for p in [os.environ.get("PYTHONPATH")] if p])
+        _put_root_on_pythonpath()
         rows, no_position = [], False
         engine = GtpEngine(command, timeout=timeout, cwd=tmp).start()
         try:
@@ -120,6 +114,27 @@ def run_tst(command: str | list[str], tst_name: str, data_dir: Path, timeout: fl
         finally:
             engine.close()
     return rows
+
+
+def extract_positions(tar: tarfile.TarFile, needed: set[str], folder: Path) -> set[str]:
+    """Write the archive's positions named in `needed` (paths below regression/) into `folder`, in one
+    pass over the archive; the names written."""
+    written = set()
+    for member in tar:
+        name = member.name.removeprefix("regression/")
+        if name in needed and member.isfile():
+            dest = folder / name
+            dest.parent.mkdir(parents=True, exist_ok=True)
+            dest.write_bytes(tar.extractfile(member).read())
+            written.add(name)
+    return written
+
+
+def _put_root_on_pythonpath() -> None:
+    """Our engine runs from a scratch folder, so it finds its packages through PYTHONPATH."""
+    paths = [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]
+    if str(ROOT) not in paths:
+        os.environ["PYTHONPATH"] = os.pathsep.join([str(ROOT)] + paths)
 
 
 def _row(case: Expectation, reply: str, passed: bool, seconds: float, missing: bool = False) -> dict:

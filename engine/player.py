@@ -86,10 +86,7 @@ class Player:
                 report: Optional[Reporter] = None) -> int:
         """Search the current position with `color` to move, playing nothing, for `playouts` /
         `seconds` (both 0: until interrupt()), reusing the tree; the results are in `self.search`."""
-        _check_color(color)
-        self._begin()
-        board = self.game.board.copy()
-        board.to_play = color
+        board = self._query_board(color)
         self._set_root(board)
         interval = report.interval if report is not None else UNTIMED_SECONDS
         return run_sliced(self.search, playouts, seconds, interval, report.report if report else None,
@@ -106,19 +103,13 @@ class Player:
 
     def reg_genmove(self, color: int, report: Optional[Reporter] = None) -> int:
         """The move genmove would choose, without playing it or touching the clock."""
-        _check_color(color)
-        self._begin()
-        board = self.game.board.copy()
-        board.to_play = color
+        board = self._query_board(color)
         return self._choose(board, color, cleanup=False, report=report)
 
     def restricted_genmove(self, color: int, among: Sequence[int], report: Optional[Reporter] = None) -> int:
         """GnuGo's restricted_genmove: the move of `among` the search likes best (most visits, then the
         order given) that the game allows, else PASS; nothing is played, no clock runs, no resignation."""
-        _check_color(color)
-        self._begin()
-        board = self.game.board.copy()
-        board.to_play = color
+        board = self._query_board(color)
         playouts, plan = self._limits(color, board)
         self._set_root(board)
         self._run(playouts, plan, self._clock(), report)
@@ -171,6 +162,15 @@ class Player:
         may_pass = opponent_passed or (self.search.winrate() >= 0.5 and
                                        (self.search.best_move() != PASS or self._pass_is_safe(board, color)))
         return self._pick(board, color, dead if cleanup else [], may_pass)
+
+    def _query_board(self, color: int) -> Board:
+        """The start of a search that plays nothing: a copy of the board with `color` to move, pondering
+        ended and an old interrupt forgotten."""
+        _check_color(color)
+        self._begin()
+        board = self.game.board.copy()
+        board.to_play = color
+        return board
 
     def _set_root(self, board: Board) -> None:
         """Root the search at `board`, or after two passes at its play-on position (the search would

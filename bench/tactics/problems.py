@@ -16,6 +16,7 @@ import tarfile
 from pathlib import Path
 from typing import Optional
 
+from bench.regress import EXPECTED
 from engine.board import BLACK, WHITE, Board
 from engine.game import Game
 from gtp.coords import vertex_to_point
@@ -141,7 +142,7 @@ def read_tst(text: str) -> list[TstCase]:
     for raw in text.splitlines():
         line = raw.strip()
         if line.startswith("#?") and pending is not None:
-            m = re.match(r"#\?\s*\[(.*)\]([&*]*)\s*$", line)
+            m = EXPECTED.match(line)
             if m:
                 cases.append(dataclasses.replace(pending, expected=m.group(1), expect_fail="*" in m.group(2)))
             pending = None
