@@ -50,6 +50,9 @@ class SearchParams:
     rave_distance_weight: bool = True  # Fuego's AMAF weight, 2 near the node falling to 0 at the end
     even_visits: int = 0         # virtual visits at 0.5 given to each new child; 0 picks 14 / 20 by board
     virtual_loss: int = 1        # losses added per thread descending through a node
+    score_weight: float = 0.0    # share of a simulation's value given by its score margin (Fuego's score
+                                 # modification, Pachi's val_scale); 0 counts wins and losses only
+    score_span: float = 0.0      # margin in points at which that share is full; 0 picks board points / 9
     max_nodes: int = 1_000_000   # node store capacity; the search stops growing the tree when full
     reuse_tree: bool = True      # keep the subtree of the played moves between genmoves
     resign_threshold: float = 0.1  # resign when the root win rate is below this (0 never resigns)

@@ -2,7 +2,8 @@
 
 One simulation copies the root position, descends the tree by `select`, grows a leaf's children
 after `expand_visits` visits (`expand`), finishes the game with the playout policy and adds the
-result to every node of the path (MC) and to the children of each path node whose move the same
+result (1 a win for Black, 0 a loss; with `score_weight` graded by the margin, see `outcome`)
+to every node of the path (MC) and to the children of each path node whose move the same
 colour played first later in the simulation (AMAF). Nodes live in `engine.tree`'s store.
 
 Selection (Gelly & Silver's MC-RAVE as Pachi and Fuego use it, search-priors.md sections 2, 4, 6):
@@ -86,6 +87,8 @@ cdef struct Config:         # SearchParams and PriorParams resolved for one boar
     bint rave_distance_weight
     double even_visits      # virtual visits at value 0.5 per child
     double virtual_loss     # losses per descent in flight
+    double score_weight     # share of a simulation's value given by its margin
+    double inv_score_span   # 1 / the margin at which that share is full
     bint has_prior
     bint additive
     int additive_shape
@@ -98,6 +101,19 @@ cdef struct Config:         # SearchParams and PriorParams resolved for one boar
     double pw_a
     double pw_b
     double pw_c
+
+
+cdef inline double outcome(double score, const Config* cfg) noexcept nogil:
+    """Black's value of a finished simulation with this area score (komi included): 1 a win, 0 a loss,
+    0.5 jigo. With a score weight w a win is worth 1 - w + w m and a loss w (1 + m), m the margin over
+    the span clipped to [-1, 1]: a bigger win is worth more, and any win more than any loss."""
+    cdef double m
+    if score == 0:
+        return 0.5
+    if cfg.score_weight == 0:
+        return 1.0 if score > 0 else 0.0
+    m = min(1.0, max(-1.0, score * cfg.inv_score_span))
+    return 1.0 - cfg.score_weight * (1.0 - m) if score > 0 else cfg.score_weight * (1.0 + m)
 
 
 cdef struct Worker:         # one search thread's private state
@@ -250,6 +266,8 @@ cdef class Search:
         # even_visits: 0 picks Pachi's 14 / 20; a negative value turns the even prior off.
         c.even_visits = p.even_visits if p.even_visits > 0 else (0.0 if p.even_visits < 0 else (14.0 if size < 15 else 20.0))
         c.virtual_loss = p.virtual_loss
+        c.score_weight = p.score_weight
+        c.inv_score_span = 1.0 / (p.score_span if p.score_span > 0 else size * size / 9.0)
         c.has_prior = self.prior is not None
         q = self.prior_params if self.prior_params is not None else PriorParams()
         c.additive = c.has_prior and bool(q.additive)
@@ -504,7 +522,7 @@ cdef class Search:
             w.seq_color[n_seq] = w.rec.colors[i]
             n_seq += 1
         self.record_owner(w, b)
-        self.backup(w, depth, n_seq, 1.0 if score > 0 else (0.0 if score < 0 else 0.5))
+        self.backup(w, depth, n_seq, outcome(score, &self.cfg))
         if w.replies != NULL:
             replies_learn(w.replies, w.seq, w.seq_color, n_seq,
                           BLACK if score > 0 else (WHITE if score < 0 else EMPTY))

@@ -388,6 +388,20 @@ def test_without_distance_weight_amaf_counts_one_per_first_play():
     assert weights == {0.0, 1.0}
 
 
+def test_score_weight_grades_wins_and_losses_by_the_margin():
+    # Settled: Black ends 25 to 35 points ahead at komi -30 (column C goes either way), behind at +30.
+    def value(komi: float, **fields) -> float:
+        return run_on(board_from_ascii(SETTLED, komi=komi, to_play=BLACK), 300, seed=1, **fields).winrate()
+
+    assert value(-30.0) == 1.0 and value(30.0) == 0.0              # off: wins and losses only
+    graded = {"score_weight": 0.2, "score_span": 100.0}
+    win_30, win_20 = value(-30.0, **graded), value(-20.0, **graded)
+    assert 1 - 0.2 * (1 - 0.25) <= win_30 <= 1 - 0.2 * (1 - 0.35)  # 1 - w (1 - margin / span)
+    assert win_20 < win_30                                         # a bigger win is worth more
+    assert 0.2 * (1 - 0.35) <= value(30.0, **graded) <= 0.2 * (1 - 0.25)   # w (1 - margin / span)
+    assert value(-30.0, score_weight=0.2, score_span=10.0) == pytest.approx(1.0)   # clipped at the span
+
+
 def test_additive_prior_term_decides_between_equal_moves():
     # Black wins whatever it plays (komi -30), so values tie and only the additive term separates them.
     board = board_from_ascii(SETTLED, komi=-30.0, to_play=BLACK)
