@@ -110,8 +110,6 @@ cdef inline double outcome(double score, const Config* cfg) noexcept nogil:
     cdef double m
     if score == 0:
         return 0.5
-    if cfg.score_weight == 0:
-        return 1.0 if score > 0 else 0.0
     m = min(1.0, max(-1.0, score * cfg.inv_score_span))
     return 1.0 - cfg.score_weight * (1.0 - m) if score > 0 else cfg.score_weight * (1.0 + m)
 
