@@ -66,6 +66,8 @@ BOUNDS: dict[str, Bound] = {
     "search.virtual_loss": NON_NEGATIVE,
     "search.score_weight": Bound(0, 0.5),
     "search.score_span": NON_NEGATIVE,
+    "search.handicap_komi": Bound(0, 20),
+    "search.handicap_komi_moves": NON_NEGATIVE,
     "search.max_nodes": Bound(1000),
     "search.resign_threshold": Bound(0, 1),
     "search.resign_min_visits": NON_NEGATIVE,

@@ -53,6 +53,9 @@ class SearchParams:
     score_weight: float = 0.0    # share of a simulation's value given by its score margin (Fuego's score
                                  # modification, Pachi's val_scale); 0 counts wins and losses only
     score_span: float = 0.0      # margin in points at which that share is full; 0 picks board points / 9
+    handicap_komi: float = 0.0   # points per handicap stone the search lets White receive at the start,
+                                 # falling linearly to 0 (Pachi's linear dynkomi, 7); 0 is off
+    handicap_komi_moves: int = 0  # moves over which it falls to 0; 0 picks board points * 200 / 361
     max_nodes: int = 1_000_000   # node store capacity; the search stops growing the tree when full
     reuse_tree: bool = True      # keep the subtree of the played moves between genmoves
     resign_threshold: float = 0.1  # resign when the root win rate is below this (0 never resigns)

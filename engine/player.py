@@ -136,7 +136,7 @@ class Player:
                 self.game.play(color, PASS)
         self.time.spend(color, self._clock() - start)
         if self.params.search.ponder and move != RESIGN and not self.game.is_over():
-            self.ponderer.start(self.game.board, self.game.history_hashes())
+            self.ponderer.start(self.game.board, self.game.history_hashes(), self.extra_komi_now())
         return move
 
     def _choose(self, board: Board, color: int, cleanup: bool, report: Optional[Reporter] = None) -> int:
@@ -176,7 +176,19 @@ class Player:
         """Root the search at `board`, or after two passes at its play-on position (the search would
         only score the root)."""
         self.search.set_root(scoring.play_on(board) if self.game.is_over() else board,
-                             self.game.history_hashes())
+                             self.game.history_hashes(), self.extra_komi_now())
+
+    def extra_komi_now(self) -> float:
+        """The dynamic komi the search gives White now: in a handicap game `handicap_komi` points per
+        stone at the start, falling linearly to 0 over `handicap_komi_moves` moves (Pachi's linear
+        dynkomi). Early on the giver is far behind on the board, and a search whose simulations nearly
+        all lose (or, for the taker, all win) hardly tells its moves apart."""
+        sp = self.params.search
+        stones = len(self.game.handicap)
+        if stones < 2 or sp.handicap_komi <= 0:
+            return 0.0
+        span = sp.handicap_komi_moves or max(1, round(self.game.size ** 2 * 200 / 361))
+        return sp.handicap_komi * stones * max(0, span - self.game.move_count()) / span
 
     def _limits(self, color: int, board: Board) -> tuple[int, Plan]:
         """(playouts, time plan) for this move; playouts 0 means no limit, and so does a plan of 0

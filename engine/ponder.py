@@ -112,10 +112,10 @@ class Ponderer:
     def is_pondering(self) -> bool:
         return self._thread is not None and self._thread.is_alive()
 
-    def start(self, board, history: Sequence[int] = ()) -> None:
-        """Ponder on board (its side to move is the opponent) until stop()."""
+    def start(self, board, history: Sequence[int] = (), extra_komi: float = 0.0) -> None:
+        """Ponder on board (its side to move is the opponent) until stop(); extra_komi as set_root's."""
         self.stop()
-        self.search.set_root(board, history)
+        self.search.set_root(board, history, extra_komi)
         self.playouts = 0
         self._halt = threading.Event()
         self._thread = threading.Thread(target=self._main, args=(self._halt,), name="ponder", daemon=True)

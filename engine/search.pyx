@@ -28,6 +28,10 @@ board's hash ring (at the root also of the game history given to set_root), plus
 whose tree moves end in two passes is scored by area (no playout); paths stop growing at MAX_DEPTH.
 When the store is full the tree stops growing and simulations play out from its leaves.
 
+Dynamic komi: set_root's extra_komi is taken off every simulation's score before it is valued, so
+that a search far ahead or behind on the board (a handicap game) still tells moves apart by their
+win rates (Pachi's linear dynkomi; the player sets it, see engine.player).
+
 Tree reuse: set_root finds the new position among the old root's children and grandchildren by
 replaying their moves and comparing hashes, side to move, ko point and passes; that node becomes
 the root. When the store is more than half full the kept subtree is compacted to the front of the
@@ -89,6 +93,7 @@ cdef struct Config:         # SearchParams and PriorParams resolved for one boar
     double virtual_loss     # losses per descent in flight
     double score_weight     # share of a simulation's value given by its margin
     double inv_score_span   # 1 / the margin at which that share is full
+    double extra_komi       # points taken off Black's score before it is valued (dynamic komi)
     bint has_prior
     bint additive
     int additive_shape
@@ -284,11 +289,14 @@ cdef class Search:
 
     # ------------------------------------------------------------------ root
 
-    def set_root(self, Board board not None, history=()) -> None:
-        """Search board (board.to_play moves next); history: hashes of the game's earlier positions."""
+    def set_root(self, Board board not None, history=(), double extra_komi=0.0) -> None:
+        """Search board (board.to_play moves next); history: hashes of the game's earlier positions;
+        extra_komi: points the simulations' scores give White beyond the board's komi (dynamic komi:
+        the search values positions as if White received them; a kept subtree keeps its values)."""
         if self.running:
             raise RuntimeError("set_root while the search is running")
         self.configure(board.s.size)
+        self.cfg.extra_komi = extra_komi
         cdef Py_ssize_t i
         hashes = [int(h) & 0xFFFFFFFFFFFFFFFF for h in history]
         cdef uint64_t* hist = <uint64_t*>malloc(max(1, len(hashes)) * sizeof(uint64_t))
@@ -512,6 +520,7 @@ cdef class Search:
         else:
             score = play_out(b, &self.pp, &w.rng, &w.rec, w.replies)
             n_moves = w.rec.n_moves
+        score -= self.cfg.extra_komi
         n_seq = depth
         for i in range(n_moves):
             if n_seq >= SEQ_LEN:
@@ -794,6 +803,11 @@ cdef class Search:
         if m != PASS and self.repeats(&self.root_board, m, self.root_board.to_play, True):
             return PASS
         return m
+
+    @property
+    def extra_komi(self) -> float:
+        """The dynamic komi given at the last set_root."""
+        return self.cfg.extra_komi if self.has_root else 0.0
 
     def winrate(self) -> float:
         """Root value for the side to move, in [0, 1] (0.5 before any simulation)."""

@@ -177,6 +177,29 @@ def test_resign_threshold_by_move_colour_and_handicap():
     assert player.resign_threshold_now(BLACK) == 0.0
 
 
+def test_handicap_komi_falls_linearly_over_the_moves():
+    player = make_player(handicap_komi=7.0)        # 19x19: over 200 moves
+    player.game.play(BLACK, PASS)
+    assert player.extra_komi_now() == 0.0          # an even game
+    player = make_player(handicap_komi=7.0)
+    player.game.fixed_handicap(3)
+    assert player.extra_komi_now() == 21.0         # 3 stones of 7 points
+    for i in range(100):
+        player.game.play(WHITE if i % 2 == 0 else BLACK, PASS)
+    assert player.extra_komi_now() == 10.5         # halfway
+    player.analyze(WHITE, playouts=10)
+    assert player.search.extra_komi == 10.5        # the search values its simulations with it
+    for i in range(100):
+        player.game.play(WHITE if i % 2 == 0 else BLACK, PASS)
+    assert player.extra_komi_now() == 0.0
+    player = make_player(handicap_komi=7.0, handicap_komi_moves=10)
+    player.game.set_size(9)
+    player.game.fixed_handicap(2)
+    player.game.play(WHITE, PASS)
+    assert player.extra_komi_now() == pytest.approx(14 * 9 / 10)
+    assert make_player().extra_komi_now() == 0.0   # off by default
+
+
 # Finished: White B4 is dead in Black's area, Black F3 in White's; both walls have two eyes or
 # more. By hand, with komi 0.5: Black has columns A-D (28), White E-G (21): B+6.5.
 FINISHED = """

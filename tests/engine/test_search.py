@@ -402,6 +402,19 @@ def test_score_weight_grades_wins_and_losses_by_the_margin():
     assert value(-30.0, score_weight=0.2, score_span=10.0) == pytest.approx(1.0)   # clipped at the span
 
 
+def test_extra_komi_values_simulations_as_a_komi_change_would():
+    def value(komi: float, extra_komi: float) -> float:
+        s = search(seed=1)
+        s.set_root(board_from_ascii(SETTLED, komi=komi, to_play=BLACK), (), extra_komi)
+        s.run(playouts=300)
+        assert s.extra_komi == extra_komi
+        return s.winrate()
+
+    assert value(-30.0, 0.0) == 1.0 and value(-30.0, 60.0) == 0.0   # Black 25 to 35 ahead, then behind
+    for komi, extra in [(-30.0, 30.0), (0.0, 5.0), (-5.0, 10.0), (20.0, -20.0)]:
+        assert value(komi, extra) == value(komi + extra, 0.0)      # the same simulations, the same values
+
+
 def test_additive_prior_term_decides_between_equal_moves():
     # Black wins whatever it plays (komi -30), so values tie and only the additive term separates them.
     board = board_from_ascii(SETTLED, komi=-30.0, to_play=BLACK)
