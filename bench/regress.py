@@ -297,9 +297,11 @@ def run_files(args: argparse.Namespace, todo: list[str], run_dir: Path) -> None:
     """Run the files, --jobs at once. SIGTERM (main's handler) stops the run at once: the files under
     way are lost, and a resumed run plays them again."""
     jobs = [(args.engine, t, args.data, args.timeout, run_dir / "tst" / f"{Path(t).stem}.json") for t in todo]
-    # a worker stopped by SIGTERM closes its engine and scratch folder on its way out
-    pool = multiprocessing.Pool(args.jobs, initializer=signal.signal, initargs=(signal.SIGTERM, _stop))
+    # SIGTERM is held while the workers fork: raised in a fork hook it would be ignored and lost
+    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGTERM})
+    pool = multiprocessing.Pool(args.jobs, initializer=_worker_init)
     try:
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGTERM})   # a held SIGTERM is raised here
         for name, f in pool.imap_unordered(_run_file, jobs):
             print(f"{name}: {f['passed']} of {f['tests']} passed ({f['seconds']:.0f} s)", flush=True)
         pool.close()
@@ -312,6 +314,12 @@ def run_files(args: argparse.Namespace, todo: list[str], run_dir: Path) -> None:
 
 def _run_file(job: tuple) -> tuple[str, dict]:
     return run_file(*job)
+
+
+def _worker_init() -> None:
+    """A worker stopped by SIGTERM closes its engine and scratch folder on its way out."""
+    signal.signal(signal.SIGTERM, _stop)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGTERM})
 
 
 def _stop(signum, frame) -> None:
