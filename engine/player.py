@@ -5,7 +5,8 @@ demands it, and plays the most visited move that is legal under positional super
 the opponent has just passed and the area score, dead stones removed, already wins
 (`pass_when_won`); it resigns when the win rate is hopeless (`resign_threshold`, after
 `resign_min_visits` visits of the best move), never in the first quarter of the game, and as White
-giving handicap stones only at a lower win rate early on (`resign_threshold_now`).
+giving handicap stones only at a lower win rate early on (`resign_threshold_now`). In a handicap game
+the search may value its simulations with a dynamic komi for White (`handicap_komi`, `extra_komi_now`).
 `restricted_genmove` (GnuGo's) chooses among given moves only. `genmove_cleanup` (kgs-genmove_cleanup)
 never passes while the ownership says dead opponent stones are still on the board: it plays on their
 liberties.
