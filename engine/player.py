@@ -185,10 +185,10 @@ class Player:
         dynkomi). Early on the giver is far behind on the board, and a search whose simulations nearly
         all lose (or, for the taker, all win) hardly tells its moves apart."""
         sp = self.params.search
-        stones = len(self.game.handicap)
-        if stones < 2 or sp.handicap_komi <= 0:
+        stones = len(self.game.handicap)            # 0, or at least 2
+        if not stones or sp.handicap_komi <= 0:
             return 0.0
-        span = sp.handicap_komi_moves or max(1, round(self.game.size ** 2 * 200 / 361))
+        span = sp.handicap_komi_moves or round(self.game.size ** 2 * 200 / 361)   # >= 2 from 2x2
         return sp.handicap_komi * stones * max(0, span - self.game.move_count()) / span
 
     def _limits(self, color: int, board: Board) -> tuple[int, Plan]:
