@@ -6,7 +6,9 @@ Every pair of engines plays `games` games as one bench.match run (the same SGF, 
 records, resumed the same way, on a process pool or a Dask cluster). The engines are any GTP commands:
 Tesuji with each prior or none, GnuGo at several levels, other programs. An engine with `handicap: N`
 takes Black with N stones in every game it plays (at its own `komi`, default 0.5), so that "GnuGo 10
-with 3 stones" is rated beside the others; two handicapped engines do not meet. The ratings
+with 3 stones" is rated beside the others; two handicapped engines do not meet. An engine with
+`games: N` plays N games in each of its pairs (the larger where both engines give one), so that one
+pairing can be firmed up without replaying the rest. The ratings
 (bench.ratings: maximum-likelihood Bradley-Terry by choix, the anchor at 0, 95% intervals) are written
 after each pair, so an interrupted league reports what it holds.
 
@@ -29,6 +31,7 @@ engines:                    # name (letters, digits, . _ + -) plus a match engin
   - name: gnugo-10-h3
     command: /usr/games/gnugo --mode gtp --level 10 --chinese-rules
     handicap: 3
+    games: 200              # this engine's pairs play 200 games instead of the league's 100
 pairs: all                  # or a list: [[fbt, gnugo-10], ...]
 ```
 
@@ -57,7 +60,7 @@ from bench.records import results_folder
 SHARED_KEYS = ("board_size", "komi", "games", "seed", "jobs", "max_moves", "fault_result", "replay_void",
                "referee")
 TOP_KEYS = {"name", "anchor", "engines", "pairs", *SHARED_KEYS}
-ENTRY_KEYS = {"name", "handicap", "komi"}          # beside a match engine's keys
+ENTRY_KEYS = {"name", "handicap", "komi", "games"}  # beside a match engine's keys
 HANDICAP_KOMI = 0.5
 
 
@@ -67,6 +70,7 @@ class Entry:
     engine: dict                  # a match config's engine mapping (command, label, setup, timeout)
     handicap: int = 0
     komi: float = HANDICAP_KOMI   # komi of its handicap games
+    games: int = 0                # games of each of its pairs; 0 means the league's
 
 
 @dataclass(frozen=True)
@@ -139,9 +143,12 @@ def _entries(items: Any) -> tuple[Entry, ...]:
         komi = item.get("komi", HANDICAP_KOMI)
         if not isinstance(komi, (int, float)) or isinstance(komi, bool):
             raise ConfigError(f"{where}.komi: expected a number, got {komi!r}")
+        games = item.get("games", 0)
+        if "games" in item and (not isinstance(games, int) or isinstance(games, bool) or games < 1):
+            raise ConfigError(f"{where}.games: expected a whole number >= 1, got {games!r}")
         engine = {k: v for k, v in item.items() if k not in ENTRY_KEYS}
         engine.setdefault("label", name)
-        entries.append(Entry(name, engine, handicap, float(komi)))
+        entries.append(Entry(name, engine, handicap, float(komi), games))
     return tuple(entries)
 
 
@@ -175,6 +182,8 @@ def _pair(a: Entry, b: Entry, shared: dict, league: str) -> Pair:
 def _match(player: Entry, opponent: Entry, shared: dict, name: str, where: str) -> MatchConfig:
     """The bench.match configuration of one pair; its engine errors are reported under `where`."""
     data = {**shared, "name": name.replace("/", "."), "player": player.engine, "opponent": opponent.engine}
+    if player.games or opponent.games:
+        data["games"] = max(player.games, opponent.games)
     if player.handicap:
         data.update(handicap=player.handicap, komi=player.komi, alternate=False)
     try:
@@ -216,7 +225,9 @@ def _pair_dir(run_dir: Path, pair: Pair) -> Path:
 
 def format_ratings(cfg: LeagueConfig, ratings: Ratings, points: np.ndarray, draws: np.ndarray) -> str:
     m = cfg.pairs[0].match
-    lines = [f"League {cfg.name}: {m.board_size}x{m.board_size}, komi {m.komi:g}, {m.games} games per pair; "
+    low, high = min(p.match.games for p in cfg.pairs), max(p.match.games for p in cfg.pairs)
+    games = f"{low}" if low == high else f"{low} to {high}"
+    lines = [f"League {cfg.name}: {m.board_size}x{m.board_size}, komi {m.komi:g}, {games} games per pair; "
              f"Bradley-Terry Elo, {cfg.anchor} at 0, 95% intervals",
              f"{'rank':>4}  {'engine':<20} {'Elo':>6}  {'95% CI':>15}  {'games':>5}  {'score':>6}"]
     for rank, r in enumerate(ratings.ratings, 1):

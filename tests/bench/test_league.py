@@ -2,10 +2,12 @@
 import json
 import textwrap
 
+import numpy as np
 import pytest
 
-from bench.league import load_config, main, parse_league
+from bench.league import format_ratings, load_config, main, parse_league
 from bench.matchconfig import ConfigError
+from bench.ratings import fit
 
 GNUGO = "/usr/games/gnugo --mode gtp --level 0 --chinese-rules"
 ENGINES = f"""
@@ -50,10 +52,24 @@ def test_all_pairs_but_two_handicapped_engines_and_the_handicapped_one_takes_bla
      "engines[0].command: required key missing"),
     ("", ENGINES.replace("      - name: b\n", "      - name: b\n        timeout: -1\n"), "engines[1].timeout"),
     ("jobs: 0\n", ENGINES, "jobs"),
+    ("", ENGINES.replace("handicap: 2\n", "handicap: 2\n        games: 0\n"), "engines[2].games: expected a whole"),
 ])
 def test_bad_leagues_name_the_key(text, engines, message):
     with pytest.raises(ConfigError, match=message.replace("[", r"\[").replace("]", r"\]")):
         parse_league(league(text, engines))
+
+
+def test_an_engine_with_its_own_games_sets_them_for_each_of_its_pairs_only():
+    cfg = parse_league(league("", ENGINES.replace("handicap: 2\n", "handicap: 2\n        games: 5\n")))
+    assert {(p.player, p.opponent): p.match.games for p in cfg.pairs} == {
+        ("a", "b"): 2, ("b-h2", "a"): 5, ("b-h2", "b"): 5}
+    both = league("", ENGINES.replace("name: a\n", "name: a\n        games: 7\n")
+                  .replace("handicap: 2\n", "handicap: 2\n        games: 5\n"))
+    assert {(p.player, p.opponent): p.match.games for p in parse_league(both).pairs} == {
+        ("a", "b"): 7, ("b-h2", "a"): 7, ("b-h2", "b"): 5}      # the larger where both engines give one
+    points = np.array([[0.0, 1, 3], [1, 0, 2], [2, 3, 0]])
+    text = format_ratings(cfg, fit(cfg.names, points, "a"), points, np.zeros_like(points))
+    assert "2 to 5 games per pair" in text.splitlines()[0]
 
 
 def test_two_handicapped_engines_may_not_be_paired(tmp_path):
