@@ -81,6 +81,7 @@ BOUNDS: dict[str, Bound] = {
     "playout.ladder_rate": RATE,
     "playout.nakade_rate": RATE,
     "playout.useful_self_atari_rate": RATE,
+    "playout.nakade_self_atari_rate": RATE,
     "playout.fill_board_rate": RATE,
     "playout.reply_rate": RATE,
     "playout.max_moves": Bound(0, 1000),   # engine/playout.pxd MAX_PLAYOUT_MOVES

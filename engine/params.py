@@ -35,6 +35,7 @@ class PlayoutParams:
     ladder_rate: int = 0         # % of moves that read ladders: no escape into one, ataris that work
     nakade_rate: int = 0         # % that take the vital point of a 3- to 6-point eye space by the last move
     useful_self_atari_rate: int = 0  # % of checks that allow a self-atari only as a nakade or throw-in
+    nakade_self_atari_rate: int = 0  # % of refused self-ataris of >= 2 stones allowed as a nakade
     fill_board_rate: int = 0     # % that play a point with 8 empty neighbours before the random move
     reply_rate: int = 0          # % that play the search thread's last good reply (LGRF-2) to the last moves
     max_moves: int = 0           # playout length cap; 0 means 3 * board points

@@ -23,6 +23,7 @@ cdef struct PlayoutParams:     # mirrors engine.params.PlayoutParams (see there 
     int ladder_rate            # % of moves that read ladders: no escape into one, atari into a working one
     int nakade_rate            # % that play the vital point of a 3- to 6-point eye space next to the last move
     int useful_self_atari_rate # % of checks that allow a self-atari only as a nakade or a throw-in
+    int nakade_self_atari_rate # % of refused self-ataris of >= 2 stones allowed when they are a nakade
     int fill_board_rate        # % that try a point with 8 empty neighbours before the random move
     int reply_rate             # % of moves that try the last good reply (LGRF-2) of the search thread
     int max_moves              # playout length limit (moves beyond the starting position)

@@ -32,8 +32,10 @@ Each move takes the first rule that yields an acceptable candidate (each rule fi
 Every candidate must pass the same permit: legal, not filling an own one-point eye, and not a
 self-atari that leaves >= 2 stones in atari (a lone stone may be a throw-in or a nakade). With the
 useful-self-atari rule* the permit instead judges every self-atari, lone stones too, by its use: it
-is allowed only as a nakade or a throw-in (Pachi's `is_bad_selfatari`). No heap, no Python and no
-GIL on the hot path; the position is changed in place.
+is allowed only as a nakade or a throw-in (Pachi's `is_bad_selfatari`). The nakade-self-atari rule*
+only widens the plain permit: a self-atari of >= 2 stones it would refuse passes when it is a nakade
+(the stones, once taken, leave a dead eye shape), such as the third stone in a square four; lone
+stones stay allowed. No heap, no Python and no GIL on the hot path; the position is changed in place.
 """
 import itertools
 import time
@@ -277,8 +279,8 @@ cdef inline bint may_be_bad_self_atari(const BoardState* b, point_t p, color_t c
 cdef inline bint is_permitted(BoardState* b, point_t p, color_t c, const PlayoutParams* pp,
                               Rolls* rolls, Rng* rng) noexcept nogil:
     """Legal, not an own one-point eye, not a self-atari of >= 2 stones (checked self_atari_rate % of
-    moves), or with the useful-self-atari rule not a self-atari unless a nakade or a throw-in. rolls
-    caches this move's rolls."""
+    moves) unless a nakade (nakade_self_atari_rate %), or with the useful-self-atari rule not a
+    self-atari unless a nakade or a throw-in. rolls caches this move's rolls."""
     cdef int n_empty
     if b.color[p] != EMPTY:
         return False
@@ -300,7 +302,8 @@ cdef inline bint is_permitted(BoardState* b, point_t p, color_t c, const Playout
         return True
     if rolls.self_atari < 0:
         rolls.self_atari = fires(rng, pp.self_atari_rate)
-    return rolls.self_atari == 0 or board.self_atari_size(b, p, c) < 2
+    return (rolls.self_atari == 0 or board.self_atari_size(b, p, c) < 2
+            or (fires(rng, pp.nakade_self_atari_rate) and is_useful_self_atari(b, p, c)))
 
 
 cdef inline point_t pick_permitted(BoardState* b, const point_t* cand, int n, color_t c,
@@ -660,7 +663,8 @@ cdef float run(BoardState* b, const PlayoutParams* pp, Rng* rng, PlayoutRecord* 
 # --- Python API --------------------------------------------------------------------------------------
 
 RATES = ("capture_rate", "save_rate", "pattern_rate", "self_atari_rate", "ko_rate", "ko_threat_rate",
-         "ladder_rate", "nakade_rate", "useful_self_atari_rate", "fill_board_rate", "reply_rate")
+         "ladder_rate", "nakade_rate", "useful_self_atari_rate", "nakade_self_atari_rate", "fill_board_rate",
+         "reply_rate")
 
 cpdef PlayoutParams make_params(object p, int size) except *:
     """The C parameters for engine.params.PlayoutParams p on a size x size board (max_moves 0 becomes
@@ -687,6 +691,7 @@ cpdef PlayoutParams make_params(object p, int size) except *:
     pp.ladder_rate = p.ladder_rate
     pp.nakade_rate = p.nakade_rate
     pp.useful_self_atari_rate = p.useful_self_atari_rate
+    pp.nakade_self_atari_rate = p.nakade_self_atari_rate
     pp.fill_board_rate = p.fill_board_rate
     pp.reply_rate = p.reply_rate
     pp.max_moves = min(p.max_moves or 3 * size * size, MAX_PLAYOUT_MOVES)

@@ -9,8 +9,8 @@ from engine.playout import ReplyTable, playout_move, run_playout, run_playouts
 from tests.boards import board_from_ascii, vertex
 from tests.engine.test_playout import ALL_OFF, SEEDS, after_white, moves_over_seeds, only
 
-RULES = ("ko_rate", "ko_threat_rate", "ladder_rate", "nakade_rate", "useful_self_atari_rate", "fill_board_rate",
-         "reply_rate")
+RULES = ("ko_rate", "ko_threat_rate", "ladder_rate", "nakade_rate", "useful_self_atari_rate",
+         "nakade_self_atari_rate", "fill_board_rate", "reply_rate")
 ALL_ON = PlayoutParams(**{name: 100 for name in RULES})
 
 
@@ -244,6 +244,53 @@ def test_self_atari_that_leaves_a_living_shape_is_refused():
     """
     assert choices(text, only(useful_self_atari_rate=100)) == points(text, (0, 4))
     assert choices(text, only(self_atari_rate=0)) == points(text, (0, 2), (0, 4))
+
+
+def test_nakade_self_atari_widens_the_plain_permit_only():
+    # The plain permit refuses (0,1), a two-stone nakade; the rule lets it through and, unlike the
+    # useful-self-atari rule, keeps the pointless lone self-ataris of the first position.
+    nakade = """
+        . O . O .
+        O O O O O
+        O O O O O
+        O O O O O
+        X . . O .
+    """
+    rule = only(self_atari_rate=100, nakade_self_atari_rate=100)
+    assert choices(nakade, rule) == points(nakade, (0, 1), (0, 2))
+    lone = """
+        . X O . .
+        X X O O .
+        . X O O .
+        X X O O .
+        . X O O .
+    """
+    assert choices(lone, rule) == choices(lone, only(self_atari_rate=100))
+    living = """
+        . O . O O .
+        O O O O O O
+        O O O O O O
+        O O O O O O
+        O O O O O O
+        X X . X . O
+    """
+    assert choices(living, rule) == points(living, (0, 4))         # the straight four is not a nakade
+
+
+def test_the_third_stone_in_a_square_four_is_allowed():
+    # White's corner eye space A1 B1 A2 B2 holds two Black stones, and Black's other moves are its own
+    # eyes. A third stone is a three-stone self-atari that also puts White in atari; once taken it
+    # leaves a bent three, and White dies. The plain permit refuses it and Black passes.
+    text = """
+        . X X X . X
+        X X X X X X
+        X X X X X X
+        O O O X X X
+        . . O X X X
+        X X O X X X
+    """
+    assert choices(text, only(self_atari_rate=100)) == {PASS}
+    assert choices(text, only(self_atari_rate=100, nakade_self_atari_rate=100)) == points(text, (1, 0), (1, 1))
 
 
 # --- fill board --------------------------------------------------------------------------------------
