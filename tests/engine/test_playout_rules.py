@@ -191,6 +191,10 @@ def points(text: str, *cells) -> set[int]:
     return {board.point(r, c) for r, c in cells}
 
 
+# The plain permit (self-ataris of >= 2 stones refused) widened by nakade self-ataris only.
+NAKADE_ONLY = only(self_atari_rate=100, nakade_self_atari_rate=100)
+
+
 def test_pointless_lone_self_atari_is_refused():
     # (4,3) and (0,4) put a lone Black stone in atari next to a white group with many liberties.
     text = """
@@ -203,6 +207,7 @@ def test_pointless_lone_self_atari_is_refused():
     free = points(text, (4, 4), (3, 4), (2, 4), (1, 4))
     assert choices(text, only(useful_self_atari_rate=100)) == free
     assert choices(text, only(self_atari_rate=100)) == free | points(text, (4, 3), (0, 4))
+    assert choices(text, NAKADE_ONLY) == free | points(text, (4, 3), (0, 4))      # it only widens
 
 
 def test_throw_in_is_allowed():
@@ -219,7 +224,7 @@ def test_throw_in_is_allowed():
 
 def test_nakade_self_atari_of_two_stones_is_allowed():
     # Black's (0,1) leaves (0,0) and (0,1) in atari inside White's three-point eye space: once taken
-    # they leave one eye. The plain filter refuses it; the lone stone at (0,2) is allowed by both.
+    # they leave one eye. The plain filter refuses it; the lone stone at (0,2) is allowed by all.
     text = """
         . O . O .
         O O O O O
@@ -229,6 +234,7 @@ def test_nakade_self_atari_of_two_stones_is_allowed():
     """
     assert choices(text, only(self_atari_rate=100)) == points(text, (0, 2))
     assert choices(text, only(useful_self_atari_rate=100)) == points(text, (0, 1), (0, 2))
+    assert choices(text, NAKADE_ONLY) == points(text, (0, 1), (0, 2))
 
 
 def test_self_atari_that_leaves_a_living_shape_is_refused():
@@ -243,38 +249,8 @@ def test_self_atari_that_leaves_a_living_shape_is_refused():
         X X . X . O
     """
     assert choices(text, only(useful_self_atari_rate=100)) == points(text, (0, 4))
+    assert choices(text, NAKADE_ONLY) == points(text, (0, 4))
     assert choices(text, only(self_atari_rate=0)) == points(text, (0, 2), (0, 4))
-
-
-def test_nakade_self_atari_widens_the_plain_permit_only():
-    # The plain permit refuses (0,1), a two-stone nakade; the rule lets it through and, unlike the
-    # useful-self-atari rule, keeps the pointless lone self-ataris of the first position.
-    nakade = """
-        . O . O .
-        O O O O O
-        O O O O O
-        O O O O O
-        X . . O .
-    """
-    rule = only(self_atari_rate=100, nakade_self_atari_rate=100)
-    assert choices(nakade, rule) == points(nakade, (0, 1), (0, 2))
-    lone = """
-        . X O . .
-        X X O O .
-        . X O O .
-        X X O O .
-        . X O O .
-    """
-    assert choices(lone, rule) == choices(lone, only(self_atari_rate=100))
-    living = """
-        . O . O O .
-        O O O O O O
-        O O O O O O
-        O O O O O O
-        O O O O O O
-        X X . X . O
-    """
-    assert choices(living, rule) == points(living, (0, 4))         # the straight four is not a nakade
 
 
 def test_the_third_stone_in_a_square_four_is_allowed():
@@ -290,7 +266,7 @@ def test_the_third_stone_in_a_square_four_is_allowed():
         X X O X X X
     """
     assert choices(text, only(self_atari_rate=100)) == {PASS}
-    assert choices(text, only(self_atari_rate=100, nakade_self_atari_rate=100)) == points(text, (1, 0), (1, 1))
+    assert choices(text, NAKADE_ONLY) == points(text, (1, 0), (1, 1))
 
 
 # --- fill board --------------------------------------------------------------------------------------
