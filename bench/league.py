@@ -53,7 +53,7 @@ import numpy as np
 from bench import report
 from bench.match import (RunError, has_pending, parse_run_arguments, planned_games, read_records, run_arguments,
                          run_match)
-from bench.matchconfig import NAME_RE, ConfigError, MatchConfig, load_yaml_config, parse_config
+from bench.matchconfig import NAME_RE, ConfigError, MatchConfig, _int, load_yaml_config, parse_config
 from bench.ratings import Ratings, fit
 from bench.records import results_folder
 
@@ -143,9 +143,7 @@ def _entries(items: Any) -> tuple[Entry, ...]:
         komi = item.get("komi", HANDICAP_KOMI)
         if not isinstance(komi, (int, float)) or isinstance(komi, bool):
             raise ConfigError(f"{where}.komi: expected a number, got {komi!r}")
-        games = item.get("games", 0)
-        if "games" in item and (not isinstance(games, int) or isinstance(games, bool) or games < 1):
-            raise ConfigError(f"{where}.games: expected a whole number >= 1, got {games!r}")
+        games = _int(item["games"], f"{where}.games", 1) if "games" in item else 0
         engine = {k: v for k, v in item.items() if k not in ENTRY_KEYS}
         engine.setdefault("label", name)
         entries.append(Entry(name, engine, handicap, float(komi), games))

@@ -52,7 +52,7 @@ def test_all_pairs_but_two_handicapped_engines_and_the_handicapped_one_takes_bla
      "engines[0].command: required key missing"),
     ("", ENGINES.replace("      - name: b\n", "      - name: b\n        timeout: -1\n"), "engines[1].timeout"),
     ("jobs: 0\n", ENGINES, "jobs"),
-    ("", ENGINES.replace("handicap: 2\n", "handicap: 2\n        games: 0\n"), "engines[2].games: expected a whole"),
+    ("", ENGINES.replace("handicap: 2\n", "handicap: 2\n        games: 0\n"), "engines[2].games: must be >= 1"),
 ])
 def test_bad_leagues_name_the_key(text, engines, message):
     with pytest.raises(ConfigError, match=message.replace("[", r"\[").replace("]", r"\]")):
