@@ -105,6 +105,7 @@ class PriorParams:
     additive_shape: str = "inv_sqrt"  # K = s * sqrt(sum p / p_a); "inv" is Rosin's 1/p shape
     additive_scale: float = 0.03
     additive_decay: float = 5.0
+    virtual_wins: float = 0.0    # each child starts with virtual_wins * sqrt(p) won simulations; 0 is off
     pw: bool = False             # progressive widening ordered by the prior
     pw_init: int = 1
     pw_a: float = 20.0

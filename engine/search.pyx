@@ -11,9 +11,10 @@ Selection (Gelly & Silver's MC-RAVE as Pachi and Fuego use it, search-priors.md 
     V_a = (1 - beta) Q_a + beta Q~_a,   beta = n~ / (n~ + n + n n~ / K)
     score_a = V_a + ucb_c sqrt(ln N / n) - sqrt(d / (N + d)) K_a
 
-n and Q include the even prior (even_visits virtual visits at 0.5 for every child) and the virtual
-losses of descents in flight; N counts real visits of the parent. K_a is the additive prior term
-(zero without a prior). Children with no data at all get the first-play urgency FPU. Ties are
+n and Q include the even prior (even_visits virtual visits at 0.5 for every child), with a prior
+virtual_wins * sqrt(p_a) virtual wins (Pachi's pattern prior: knowledge that fades as the child's own
+visits grow, where the additive term fades with the parent's), and the virtual losses of descents in
+flight; N counts real visits of the parent. K_a is the additive prior term (zero without a prior). Children with no data at all get the first-play urgency FPU. Ties are
 broken at random and pass never wins a tie.
 
 Threads: n_threads workers share one tree; each has its own board copy, RNG and (with the playout
@@ -99,6 +100,7 @@ cdef struct Config:         # SearchParams and PriorParams resolved for one boar
     int additive_shape
     double additive_scale
     double additive_decay
+    double virtual_wins     # a child starts with virtual_wins * sqrt(p) won simulations
     double temperature
     double floor
     bint pw
@@ -277,6 +279,7 @@ cdef class Search:
         c.additive_shape = SHAPE_INV if q.additive_shape == "inv" else SHAPE_INV_SQRT
         c.additive_scale = q.additive_scale
         c.additive_decay = q.additive_decay
+        c.virtual_wins = q.virtual_wins if c.has_prior else 0.0
         c.temperature = q.temperature
         c.floor = q.floor
         c.pw = c.has_prior and bool(q.pw)
@@ -542,7 +545,7 @@ cdef class Search:
         cdef const Config* cfg = &self.cfg
         cdef int32_t i, first = p.first_child, best_i = NO_NODE
         cdef int n_open, ties = 0
-        cdef double n, q, an, beta, v, best = -1e300
+        cdef double n, q, an, beta, v, pv, best = -1e300
         cdef double ucb = 0.0, add_w = 0.0
         if cfg.pw:
             self.widen(p)
@@ -555,10 +558,11 @@ cdef class Search:
             ch = &nodes[i]
             if ch.flags & NODE_INVALID:
                 continue
-            n = ch.visits + cfg.even_visits + ch.vloss * cfg.virtual_loss
+            pv = cfg.virtual_wins * sqrt(ch.prior) if cfg.virtual_wins > 0 else 0.0
+            n = ch.visits + cfg.even_visits + pv + ch.vloss * cfg.virtual_loss
             an = ch.amaf_visits
             if n > 0:
-                q = (ch.wins + 0.5 * cfg.even_visits) / n
+                q = (ch.wins + 0.5 * cfg.even_visits + pv) / n
                 if an > 0:
                     beta = an / (an + n + n * an * cfg.inv_rave_k)
                     v = q + beta * (ch.amaf_wins / an - q)

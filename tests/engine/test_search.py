@@ -430,6 +430,35 @@ def test_additive_prior_term_decides_between_equal_moves():
     assert plain.root_children()[0]["move"] != target
 
 
+def test_virtual_wins_lead_the_search_to_the_prior_move_among_equal_moves():
+    # Black loses whatever it plays (komi +30): values tie at 0, so only the virtual wins separate moves.
+    board = board_from_ascii(SETTLED, komi=30.0, to_play=BLACK)
+    target = vertex(board, "C5")
+    prior = FixedPrior(4 * 5 + 2, 5)
+
+    def root(virtual_wins: float) -> list[dict]:
+        params = PriorParams(additive=False, pw=False, virtual_wins=virtual_wins)
+        s = Search(SearchParams(seed=1, n_threads=1), PlayoutParams(), prior, prior_params=params)
+        s.set_root(board)
+        s.run(playouts=300)
+        assert all(c["winrate"] == 0.0 for c in s.root_children() if c["visits"])
+        return s.root_children()
+
+    led = root(40.0)
+    assert led[0]["move"] == target and led[0]["visits"] > 150
+    assert root(0.0)[0]["move"] != target               # without them a tie-break decides
+
+
+def test_virtual_wins_do_nothing_without_a_prior():
+    board = Board(5)
+    plain = Search(SearchParams(seed=3, n_threads=1), PlayoutParams())
+    given = Search(SearchParams(seed=3, n_threads=1), PlayoutParams(), prior_params=PriorParams(virtual_wins=40.0))
+    for s in (plain, given):
+        s.set_root(board)
+        s.run(playouts=300)
+    assert plain.root_children() == given.root_children()
+
+
 def test_reuse_follows_a_pass_reply():
     board = Board(7)
     s = run_on(board, 2000, seed=4)
