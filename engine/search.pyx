@@ -12,10 +12,11 @@ Selection (Gelly & Silver's MC-RAVE as Pachi and Fuego use it, search-priors.md 
     score_a = V_a + ucb_c sqrt(ln N / n) - sqrt(d / (N + d)) K_a
 
 n and Q include the even prior (even_visits virtual visits at 0.5 for every child), with a prior
-virtual_wins * sqrt(p_a) virtual wins (Pachi's pattern prior: knowledge that fades as the child's own
-visits grow, where the additive term fades with the parent's), and the virtual losses of descents in
-flight; N counts real visits of the parent. K_a is the additive prior term (zero without a prior). Children with no data at all get the first-play urgency FPU. Ties are
-broken at random and pass never wins a tie.
+virtual_wins * sqrt(p_a) virtual wins set at expansion (Pachi's pattern prior: knowledge that fades as
+the child's own visits grow, where the additive term fades with the parent's), and the virtual losses of
+descents in flight; N counts real visits of the parent. K_a is the additive prior term (zero without a
+prior). Children with no data at all get the first-play urgency FPU. Ties are broken at random and pass
+never wins a tie.
 
 Threads: n_threads workers share one tree; each has its own board copy, RNG and (with the playout
 reply rule) last good replies, learnt from its own simulations and kept until the game or board size
@@ -545,7 +546,7 @@ cdef class Search:
         cdef const Config* cfg = &self.cfg
         cdef int32_t i, first = p.first_child, best_i = NO_NODE
         cdef int n_open, ties = 0
-        cdef double n, q, an, beta, v, pv, best = -1e300
+        cdef double n, q, an, beta, v, best = -1e300
         cdef double ucb = 0.0, add_w = 0.0
         if cfg.pw:
             self.widen(p)
@@ -558,11 +559,10 @@ cdef class Search:
             ch = &nodes[i]
             if ch.flags & NODE_INVALID:
                 continue
-            pv = cfg.virtual_wins * sqrt(ch.prior) if cfg.virtual_wins > 0 else 0.0
-            n = ch.visits + cfg.even_visits + pv + ch.vloss * cfg.virtual_loss
+            n = ch.visits + cfg.even_visits + ch.prior_wins + ch.vloss * cfg.virtual_loss
             an = ch.amaf_visits
             if n > 0:
-                q = (ch.wins + 0.5 * cfg.even_visits + pv) / n
+                q = (ch.wins + 0.5 * cfg.even_visits + ch.prior_wins) / n
                 if an > 0:
                     beta = an / (an + n + n * an * cfg.inv_rave_k)
                     v = q + beta * (ch.amaf_wins / an - q)
@@ -650,6 +650,7 @@ cdef class Search:
             nodes[first + k].move = moves[order[k].index]
             nodes[first + k].prior = probs[order[k].index]
             nodes[first + k].bias = bias[order[k].index]
+            nodes[first + k].prior_wins = self.cfg.virtual_wins * sqrt(probs[order[k].index])
         n.first_child = first
         if self.cfg.pw:
             n_open = min(self.cfg.pw_init, count)

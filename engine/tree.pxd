@@ -17,7 +17,7 @@ cdef enum:
     NODE_EXPANDING = 1     # flags: a thread is expanding (or has expanded) this node
     NODE_INVALID = 2       # never selected: the move repeats a position of the game (superko)
 
-cdef struct Node:          # 44 bytes
+cdef struct Node:          # 48 bytes
     int32_t first_child    # index of the first child, NO_NODE while a leaf
     int32_t visits         # real simulations through this node
     float wins             # their summed results for the player who made this node's move
@@ -25,6 +25,7 @@ cdef struct Node:          # 44 bytes
     float amaf_wins        # summed AMAF weight x result
     float prior            # p of this move from the prior, renormalised over the siblings (uniform without one)
     float bias             # additive prior coefficient K_a (0 without a prior); selection subtracts w(N) * K_a
+    float prior_wins       # virtual wins from the prior, virtual_wins * sqrt(p), counted in n and Q (0 when off)
     float pw_next          # progressive widening: the parent's counter value that opens the next child
     int16_t move           # point, or PASS
     int16_t n_children     # written last when expanding (release); 0 while a leaf

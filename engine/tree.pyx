@@ -45,6 +45,7 @@ cdef void node_reset(Node* n, int16_t move) noexcept nogil:
     n.amaf_wins = 0.0
     n.prior = 0.0
     n.bias = 0.0
+    n.prior_wins = 0.0
     n.pw_next = 0.0
     n.move = move
     n.n_children = 0
@@ -184,7 +185,7 @@ cdef class Tree:
         cdef Node n = self.s.nodes[i]
         return dict(first_child=n.first_child, n_children=n.n_children, n_open=n.n_open,
                     visits=n.visits, wins=n.wins, amaf_visits=n.amaf_visits, amaf_wins=n.amaf_wins,
-                    prior=n.prior, bias=n.bias, move=n.move, vloss=n.vloss, flags=n.flags)
+                    prior=n.prior, bias=n.bias, prior_wins=n.prior_wins, move=n.move, vloss=n.vloss, flags=n.flags)
 
     def children(self, int i) -> list:
         """Indices of node i's children."""
