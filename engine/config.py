@@ -96,7 +96,6 @@ BOUNDS: dict[str, Bound] = {
     "prior.additive_shape": Bound(choices=("inv_sqrt", "inv")),
     "prior.additive_scale": NON_NEGATIVE,
     "prior.additive_decay": NON_NEGATIVE,
-    "prior.virtual_wins": NON_NEGATIVE,
     "prior.pw_init": Bound(1),
     "prior.pw_a": Bound(0, low_open=True),
     "prior.pw_b": Bound(1),

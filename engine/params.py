@@ -105,12 +105,20 @@ class PriorParams:
     additive_shape: str = "inv_sqrt"  # K = s * sqrt(sum p / p_a); "inv" is Rosin's 1/p shape
     additive_scale: float = 0.03
     additive_decay: float = 5.0
-    virtual_wins: float = 0.0    # each child starts with virtual_wins * sqrt(p) won simulations; 0 is off
+    virtual_wins: float = 0.0    # each child starts with virtual_wins * sqrt(p) won simulations; 0 picks
+                                 # 160 on boards from 15x15 up and none below; a negative value is off
     pw: bool = False             # progressive widening ordered by the prior
     pw_init: int = 1
     pw_a: float = 20.0
     pw_b: float = 1.4
     pw_c: float = 0.67
+
+    def virtual_wins_for(self, size: int) -> float:
+        """The virtual wins on a size x size board: 160 (Pachi's weight, measured on 19x19) from 15x15 up
+        when 0, none below 15x15 where they are not measured yet, none when negative."""
+        if self.virtual_wins:
+            return max(self.virtual_wins, 0.0)
+        return 160.0 if size >= 15 else 0.0
 
 
 @dataclass(frozen=True)

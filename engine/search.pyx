@@ -280,7 +280,7 @@ cdef class Search:
         c.additive_shape = SHAPE_INV if q.additive_shape == "inv" else SHAPE_INV_SQRT
         c.additive_scale = q.additive_scale
         c.additive_decay = q.additive_decay
-        c.virtual_wins = q.virtual_wins if c.has_prior else 0.0
+        c.virtual_wins = q.virtual_wins_for(size) if c.has_prior else 0.0
         c.temperature = q.temperature
         c.floor = q.floor
         c.pw = c.has_prior and bool(q.pw)

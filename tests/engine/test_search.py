@@ -446,7 +446,27 @@ def test_virtual_wins_lead_the_search_to_the_prior_move_among_equal_moves():
 
     led = root(40.0)
     assert led[0]["move"] == target and led[0]["visits"] > 150
-    assert root(0.0)[0]["move"] != target               # without them a tie-break decides
+    assert root(-1.0)[0]["move"] != target              # without them a tie-break decides
+
+
+def visits_with(board: Board, prior_params: PriorParams, playouts: int) -> list[tuple[int, int]]:
+    prior = FixedPrior((board.size // 2) * board.size + board.size // 2, board.size)   # the centre
+    s = Search(SearchParams(seed=2, n_threads=1), PlayoutParams(), prior, prior_params=prior_params)
+    s.set_root(board)
+    s.run(playouts=playouts)
+    return [(c["move"], c["visits"]) for c in s.root_children()]
+
+
+def test_virtual_wins_default_to_160_from_15x15_up_and_to_none_below():
+    assert [PriorParams().virtual_wins_for(n) for n in (9, 13, 15, 19)] == [0.0, 0.0, 160.0, 160.0]
+    assert PriorParams(virtual_wins=-1).virtual_wins_for(19) == 0.0
+    assert PriorParams(virtual_wins=40).virtual_wins_for(9) == 40.0
+    small, large = Board(9), Board(19)
+    by_board, off = PriorParams(additive=False), PriorParams(additive=False, virtual_wins=-1)
+    assert visits_with(small, by_board, 300) == visits_with(small, off, 300)
+    assert visits_with(large, by_board, 300) == visits_with(large, PriorParams(additive=False, virtual_wins=160), 300)
+    led, plain = visits_with(large, by_board, 300), visits_with(large, off, 300)
+    assert led[0][0] == large.point(9, 9) and led[0][1] > 250 > plain[0][1]   # the prior's centre takes most
 
 
 def test_virtual_wins_do_nothing_without_a_prior():
