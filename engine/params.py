@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 TACTICS_METHODS = ("pp", "pns")          # engine.tactics: Bayesian proof search, proof-number search
 TACTICS_GENERATORS = ("region", "local")  # engine.tactics' move generators
 TACTICS_MAX_PLIES = 1024                   # engine/tactics/types.pxd MAX_PLIES: the replay path buffer
+LARGE_BOARD = 15                           # boards from this size up take the large-board defaults (Pachi)
 
 
 def cores() -> int:
@@ -21,6 +22,11 @@ def cores() -> int:
         return len(os.sched_getaffinity(0))
     except AttributeError:          # not on Linux
         return os.cpu_count() or 1
+
+
+def by_board(size: int, small: float, large: float) -> float:
+    """A size-dependent default: `large` from LARGE_BOARD up, `small` below."""
+    return large if size >= LARGE_BOARD else small
 
 
 @dataclass(frozen=True)
@@ -64,6 +70,16 @@ class SearchParams:
     pass_when_won: bool = True   # pass when the opponent passed and the area score wins
     ponder: bool = False         # think on the opponent's time after genmove, until the next command
     seed: int = 1                # RNG seed; with fixed playouts and one thread the move is repeatable
+
+    def rave_equiv_for(self, size: int) -> float:
+        """K on a size x size board: rave_equiv, or 3000 / 4000 by board when 0."""
+        return self.rave_equiv if self.rave_equiv > 0 else by_board(size, 3000.0, 4000.0)
+
+    def even_visits_for(self, size: int) -> float:
+        """The even prior's visits: even_visits, Pachi's 14 / 20 by board when 0, none when negative."""
+        if self.even_visits:
+            return float(max(self.even_visits, 0))
+        return by_board(size, 14.0, 20.0)
 
     def thread_count(self) -> int:
         """The threads the search runs: n_threads, or the cores this process may use when it is 0."""
@@ -114,11 +130,11 @@ class PriorParams:
     pw_c: float = 0.67
 
     def virtual_wins_for(self, size: int) -> float:
-        """The virtual wins on a size x size board: 160 (Pachi's weight, measured on 19x19) from 15x15 up
-        when 0, none below 15x15 where they are not measured yet, none when negative."""
+        """The virtual wins: virtual_wins, or by board when 0: 160 (Pachi's weight, measured on 19x19) on
+        large boards, none on small ones where they are not measured yet; none when negative."""
         if self.virtual_wins:
             return max(self.virtual_wins, 0.0)
-        return 160.0 if size >= 15 else 0.0
+        return by_board(size, 0.0, 160.0)
 
 
 @dataclass(frozen=True)

@@ -266,11 +266,9 @@ cdef class Search:
         cdef Config* c = &self.cfg
         c.expand_visits = p.expand_visits
         c.ucb_c = p.ucb_c
-        cdef double k = p.rave_equiv if p.rave_equiv > 0 else (3000.0 if size < 15 else 4000.0)
-        c.inv_rave_k = 1.0 / k
+        c.inv_rave_k = 1.0 / p.rave_equiv_for(size)
         c.rave_distance_weight = bool(p.rave_distance_weight)
-        # even_visits: 0 picks Pachi's 14 / 20; a negative value turns the even prior off.
-        c.even_visits = p.even_visits if p.even_visits > 0 else (0.0 if p.even_visits < 0 else (14.0 if size < 15 else 20.0))
+        c.even_visits = p.even_visits_for(size)
         c.virtual_loss = p.virtual_loss
         c.score_weight = p.score_weight
         c.inv_score_span = 1.0 / (p.score_span if p.score_span > 0 else size * size / 9.0)
