@@ -122,7 +122,7 @@ class PriorParams:
     additive_scale: float = 0.03
     additive_decay: float = 5.0
     virtual_wins: float = 0.0    # each child starts with virtual_wins * sqrt(p) won simulations; 0 picks
-                                 # 160 on boards from 15x15 up and none below; a negative value is off
+                                 # 160 on boards from 15x15 up and 40 below; a negative value is off
     pw: bool = False             # progressive widening ordered by the prior
     pw_init: int = 1
     pw_a: float = 20.0
@@ -130,11 +130,11 @@ class PriorParams:
     pw_c: float = 0.67
 
     def virtual_wins_for(self, size: int) -> float:
-        """The virtual wins: virtual_wins, or by board when 0: 160 (Pachi's weight, measured on 19x19) on
-        large boards, none on small ones where they are not measured yet; none when negative."""
+        """The virtual wins: virtual_wins, or by board when 0: 160 (Pachi's weight) on large boards, 40 on
+        small ones, each measured head to head on 19x19 and 9x9; none when negative."""
         if self.virtual_wins:
             return max(self.virtual_wins, 0.0)
-        return by_board(size, 0.0, 160.0)
+        return by_board(size, 40.0, 160.0)
 
 
 @dataclass(frozen=True)
