@@ -357,13 +357,21 @@ def _worker_init() -> None:
     Ctrl-C is the harness's to handle (it terminates the workers): a worker that took it itself would
     only give up its game and start a queued one."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(128 + signum))
+    signal.signal(signal.SIGTERM, _exit_once)
     _stacks_on_sigusr1()
     try:
         import ctypes
         ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM)      # PR_SET_PDEATHSIG
     except (OSError, AttributeError):
         pass
+
+
+def _exit_once(signum, frame) -> None:
+    """A worker's first SIGTERM exits through the game's `finally`; later ones (the pool terminating its
+    workers once one has gone, the harness's death) are ignored, lest they cut short the closing of an
+    engine and leave it running."""
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    sys.exit(128 + signum)
 
 
 def _play_in_pool(task: GameTask) -> dict:

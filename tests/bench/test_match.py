@@ -334,7 +334,13 @@ def is_running(pid: int) -> bool:
 def wait_exited(pids) -> None:
     """Every process of pids ends within 10 s (a loaded machine reaps late)."""
     pids = list(pids)
-    wait_until(lambda: not any(map(is_running, pids)), f"the processes {pids} to end", timeout=10)
+    try:
+        wait_until(lambda: not any(map(is_running, pids)), f"the processes {pids} to end", timeout=10)
+    except AssertionError as e:
+        left = ",".join(str(p) for p in pids if is_running(p))
+        ps = subprocess.run(["ps", "-o", "pid,ppid,pgid,stat,etime,wchan:24,args", "-p", left or "1"],
+                            capture_output=True, text=True).stdout
+        raise AssertionError(f"{e}; still running:\n{ps}") from None
 
 
 def stopped(proc: subprocess.Popen, timeout: float = 30.0) -> str:
@@ -375,6 +381,26 @@ def test_a_sigterm_to_the_harness_alone_stops_its_workers_and_engines(tmp_path):
     err = stopped(proc)                        # it takes about 3 s; an engine timeout is 60
     assert "run the same command again to resume" in err and "Traceback" not in err
     wait_exited(group + [int(p) for p in pids.read_text().split()])
+
+
+def test_a_second_sigterm_does_not_cut_short_a_workers_clean_up():
+    # As in a pool worker closing a hung engine when the pool terminates it a second time.
+    script = textwrap.dedent("""
+        import os, signal, time
+        from bench.match import _worker_init
+        _worker_init()
+        try:
+            os.kill(os.getpid(), signal.SIGTERM)
+            time.sleep(5)
+        finally:
+            os.kill(os.getpid(), signal.SIGTERM)
+            time.sleep(0.2)
+            print("engines closed", flush=True)
+    """)
+    done = subprocess.run([sys.executable, "-c", script], cwd=Path(__file__).resolve().parents[2],
+                          capture_output=True, text=True, timeout=60)
+    assert done.stdout == "engines closed\n"
+    assert done.returncode == 128 + signal.SIGTERM
 
 
 def test_a_second_run_on_a_folder_in_use_is_refused_and_a_killed_run_leaves_no_lock(tmp_path):
