@@ -463,8 +463,9 @@ def test_virtual_wins_default_to_160_from_15x15_up_and_to_40_below():
     assert PriorParams(virtual_wins=112).virtual_wins_for(9) == 112.0
     small, large = Board(9), Board(19)
     by_board, off = PriorParams(additive=False), PriorParams(additive=False, virtual_wins=-1)
-    assert visits_with(small, by_board, 300) == visits_with(small, PriorParams(additive=False, virtual_wins=40), 300)
-    assert visits_with(small, by_board, 300) != visits_with(small, off, 300)
+    small_led = visits_with(small, by_board, 300)
+    assert small_led == visits_with(small, PriorParams(additive=False, virtual_wins=40), 300)
+    assert small_led != visits_with(small, off, 300)
     led, plain = visits_with(large, by_board, 300), visits_with(large, off, 300)
     assert led == visits_with(large, PriorParams(additive=False, virtual_wins=160), 300)
     assert led[0][0] == large.point(9, 9) and led[0][1] > 250 > plain[0][1]   # the prior's centre takes most
