@@ -86,18 +86,20 @@ class GtpEngine:
         return self
 
     def close(self) -> None:
-        """Send `quit`, then kill the process if it does not exit at once."""
+        """Send `quit`, then kill the process if it does not exit at once, even when a signal's exception
+        interrupts the wait."""
         proc, self.proc = self.proc, None
         if proc is None:
             return
-        if proc.poll() is None:
-            try:
+        try:
+            if proc.poll() is None:
                 proc.stdin.write("quit\n")
                 proc.stdin.flush()
                 proc.wait(QUIT_GRACE)
-            except (OSError, ValueError, subprocess.TimeoutExpired):
-                pass
-        _kill(proc)
+        except (OSError, ValueError, subprocess.TimeoutExpired):
+            pass
+        finally:
+            _kill(proc)
 
     def restart(self) -> None:
         self.close()

@@ -1,3 +1,4 @@
+import signal
 import sys
 from pathlib import Path
 
@@ -39,6 +40,25 @@ def test_a_hang_is_a_timeout_and_the_engine_is_killed():
     with pytest.raises(EngineFault) as info:
         engine.send("genmove b")
     assert info.value.kind == "timeout"
+    assert proc.poll() is not None          # killed, not left running
+
+
+def test_an_interrupted_close_still_kills_the_engine():
+    # An engine that ignores `quit`; a signal's exception arrives during close's grace wait.
+    engine = GtpEngine([sys.executable, "-c", "import time; time.sleep(30)"], timeout=5).start()
+    proc = engine.proc
+
+    def interrupt(signum, frame):
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGALRM, interrupt)
+    try:
+        signal.setitimer(signal.ITIMER_REAL, 0.3)
+        with pytest.raises(KeyboardInterrupt):
+            engine.close()
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
     assert proc.poll() is not None          # killed, not left running
 
 
