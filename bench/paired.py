@@ -7,7 +7,8 @@ game of one run pairs with the same-numbered game of the other. Pairing removes 
 opening and colour add: the comparison rests on the discordant pairs (one run won, the other did not),
 tested with McNemar's exact test, a two-sided binomial test of those pairs at 1/2. Games void in either
 run, numbers that only one run has played and numbers whose seed or colour differ are left out and
-counted.
+counted. The opponents are compared pair by pair, so a seed in the opponent's command (`{seed}`) is no
+difference.
 """
 from __future__ import annotations
 
@@ -34,7 +35,7 @@ class Paired:
     missing: int             # numbers only one run has played
     mismatched: int          # numbers whose seed or colour differ: not the same game
     p_value: float           # McNemar's exact test on first_only against second_only
-    same_opponent: bool      # both runs name the same opponent command
+    same_opponent: bool      # each pair's two games name the same opponent command
 
 
 def mcnemar_exact(b: int, c: int) -> float:
@@ -60,6 +61,7 @@ def load_games(run_dir: Path, variant: str) -> dict[int, dict]:
 
 def pair(first: dict[int, dict], second: dict[int, dict]) -> Paired:
     counts = dict(both_won=0, first_only=0, second_only=0, both_lost=0, ties=0, void=0, missing=0, mismatched=0)
+    same_opponent = True
     for game in sorted(first.keys() | second.keys()):
         a, b = first.get(game), second.get(game)
         if a is None or b is None:
@@ -68,6 +70,7 @@ def pair(first: dict[int, dict], second: dict[int, dict]) -> Paired:
         if (a["seed"], a["player_colour"]) != (b["seed"], b["player_colour"]):
             counts["mismatched"] += 1
             continue
+        same_opponent = same_opponent and a["opponent_command"] == b["opponent_command"]
         sa, sb = player_score(a), player_score(b)
         if sa is None or sb is None:
             counts["void"] += 1
@@ -81,10 +84,21 @@ def pair(first: dict[int, dict], second: dict[int, dict]) -> Paired:
             counts["both_lost"] += 1
         else:
             counts["ties"] += 1
-    opponents = {r["opponent_command"] for r in (*first.values(), *second.values())}
     pairs = counts["both_won"] + counts["first_only"] + counts["second_only"] + counts["both_lost"] + counts["ties"]
     return Paired(pairs=pairs, **counts, p_value=mcnemar_exact(counts["first_only"], counts["second_only"]),
-                  same_opponent=len(opponents) == 1)
+                  same_opponent=same_opponent)
+
+
+def run_names(first: Path, second: Path) -> tuple[str, str]:
+    """The two runs' folder names, or as many of their last path parts as tell them apart (two leagues'
+    pairs share a folder name)."""
+    a, b = first.resolve().parts, second.resolve().parts
+    if a == b:
+        return first.name, second.name
+    k = 1
+    while k < max(len(a), len(b)) and a[-k:] == b[-k:]:
+        k += 1
+    return "/".join(a[-k:]), "/".join(b[-k:])
 
 
 def format_paired(name_a: str, name_b: str, p: Paired) -> str:
@@ -119,7 +133,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.json:
         print(json.dumps(asdict(result), indent=1))
     else:
-        names = (args.first.name, args.second.name)
+        names = run_names(args.first, args.second)
         if args.second_variant:         # name the variants: they may be two of one run
             names = (f"{names[0]}:{args.variant}", f"{names[1]}:{args.second_variant}")
         print(format_paired(*names, result))

@@ -59,6 +59,28 @@ def test_different_opponents_are_flagged(tmp_path, capsys):
     assert "different opponents" in out and "1 pairs" in out
 
 
+def test_a_seed_in_the_opponents_command_is_no_difference(tmp_path, capsys):
+    engine = "python -m gtp.cli gtp --set search.seed={}"
+    a = write_run(tmp_path, "a", [record(g, "b", opponent=engine.format(g + 1)) for g in range(3)])
+    b = write_run(tmp_path, "b", [record(g, "w", opponent=engine.format(g + 1)) for g in range(3)])
+    assert main([str(a), str(b)]) == 0
+    assert "different opponents" not in capsys.readouterr().out
+    c = write_run(tmp_path, "c", [record(g, "w", opponent=engine.format(g + 2)) for g in range(3)])
+    assert main([str(a), str(c)]) == 0
+    assert "different opponents" in capsys.readouterr().out
+
+
+def test_two_runs_of_one_folder_name_are_named_by_their_parents(tmp_path, capsys):
+    (tmp_path / "league-a").mkdir()
+    (tmp_path / "league-b").mkdir()
+    a = write_run(tmp_path / "league-a", "gnugo-vs-default", [record(0, "b")])
+    b = write_run(tmp_path / "league-b", "gnugo-vs-default", [record(0, "w")])
+    assert main([str(a), str(b)]) == 0
+    out = capsys.readouterr().out
+    assert "league-a/gnugo-vs-default against league-b/gnugo-vs-default" in out
+    assert "only league-a/gnugo-vs-default won 1, only league-b/gnugo-vs-default won 0" in out
+
+
 def test_json_output_and_variant_filter(tmp_path, capsys):
     a = write_run(tmp_path, "a", [record(g, "b") for g in range(6)] + [dict(record(0, "w"), variant="other")])
     b = write_run(tmp_path, "b", [record(g, "w") for g in range(6)])
