@@ -1,7 +1,7 @@
 """Config-driven matches between two GTP engines: `python -m bench.match CONFIG.yaml`.
 
     python -m bench.match configs/match-quick.yaml [--jobs N] [--scheduler ADDRESS] [--out DIR]
-                                                   [--variants NAME ...]
+                                                   [--variants NAME ...] [--games N]
 
 Every variant of the player plays `games` games against the opponent (see bench.matchconfig); with a
 `time:` section the games are played on the clock (bench.game, bench.gameclock).
@@ -25,6 +25,8 @@ games plays only the new ones. With `replay_void: N` a void game (a fault, with 
 replaced by the game after the last planned one, up to N per variant; the void game stays in the
 records and out of the counts. `--variants` plays the games of the named variants only, so one
 variant of a long run can be finished first; the reports still show every variant's games so far.
+`--games N` plays N games per variant in place of the config's `games` (fewer for one run folder,
+more to narrow an interval), as gogui-twogtp's -games does.
 A folder whose games were played with another board, komi, seed or
 engine command is refused.
 """
@@ -515,14 +517,19 @@ def parse_run_arguments(parser: argparse.ArgumentParser, argv: list[str] | None,
 
 VARIANTS_OPTION = ("--variants", dict(nargs="+", metavar="NAME",
                                       help="play only these variants' games (default: every variant)"))
+GAMES_OPTION = ("--games", dict(type=int, metavar="N", help="games per variant (default: the config's games)"))
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = run_arguments("python -m bench.match", __doc__, "match", [VARIANTS_OPTION])
+    parser = run_arguments("python -m bench.match", __doc__, "match", [VARIANTS_OPTION, GAMES_OPTION])
     parsed = parse_run_arguments(parser, argv, load_config)
     if parsed is None:
         return 2
     args, cfg = parsed
+    if args.games is not None:
+        if args.games < 1:
+            parser.error("--games must be at least 1")
+        cfg = dataclasses.replace(cfg, games=args.games)
     run_dir = Path(args.out) if args.out else cfg.run_dir
     _stacks_on_sigusr1()
     command = ["python", "-m", "bench.match"] + (sys.argv[1:] if argv is None else list(argv))

@@ -263,6 +263,19 @@ def test_variants_plays_only_the_named_variants_and_a_later_run_plays_the_rest(t
     assert sorted(played) == [("one", 0), ("one", 1), ("two", 0), ("two", 1)]   # two's games not replayed
 
 
+def test_games_option_plays_that_many_in_place_of_the_configs_and_a_later_run_the_rest(tmp_path, capsys):
+    config = write_config(tmp_path, gnugo_pair("some", 3))
+    out = tmp_path / "run"
+    with pytest.raises(SystemExit):
+        main([str(config), "--out", str(out), "--no-progress", "--games", "0"])
+    assert "--games must be at least 1" in capsys.readouterr().err and not out.exists()
+    assert main([str(config), "--out", str(out), "--no-progress", "--games", "1"]) == 0
+    assert [r["game"] for r in records(out)] == [0]
+    assert json.loads((out / "summary.json").read_text())["variants"][0]["games"] == 1
+    assert main([str(config), "--out", str(out), "--no-progress"]) == 0
+    assert sorted(r["game"] for r in records(out)) == [0, 1, 2]
+
+
 def test_a_head_to_head_between_two_tesuji_variants_is_played_and_refereed(tmp_path):
     tesuji = "python -m gtp.cli gtp --set search.playouts=150 --set search.n_threads=1 --set search.seed={seed}"
     config = write_config(tmp_path, f"""
