@@ -5,6 +5,11 @@ from it. `undo` replays the moves from the setup position, which restores the ex
 simple-ko point and captures included. Positional superko is checked here, not in the board: the
 engine's own moves use `play(..., superko=True)`; moves received from the opponent are accepted under
 simple ko only, since the referee (GnuGo, a server) is the authority on them.
+
+Area scoring gives White a point per handicap stone (Chinese rules, as GnuGo, KGS and Leela Zero
+count: without it Black's extra stones would count twice), or one less under AGA rules
+(`bonus_rule` "n-1"). The board's komi, which the search, the pass check and
+`final_score` count with, is the game's komi plus that bonus; GTP `komi` and SGF KM stay the komi.
 """
 from __future__ import annotations
 
@@ -17,6 +22,7 @@ from sgfmill import sgf
 from engine.board import BLACK, EMPTY, PASS, RESIGN, WHITE, Board, IllegalMove
 
 MIN_SIZE, MAX_SIZE = 2, 25
+HANDICAP_BONUS = ("n", "n-1")   # White's points for n handicap stones: Chinese, AGA
 
 # GTP v2 fixed handicap layout (spec section 4.1.1, as GnuGo places it): each pair is
 # (row, col) in units of "low line, middle, high line", added in this order.
@@ -53,6 +59,15 @@ def fixed_handicap_coords(n: int, size: int) -> list[tuple[int, int]]:
     return [(line[rc[0]], line[rc[1]]) for rc in _LAYOUT[n]]
 
 
+def handicap_bonus(stones: int, rule: str) -> int:
+    """White's points for `stones` handicap stones under `rule` (one of HANDICAP_BONUS)."""
+    if rule not in HANDICAP_BONUS:
+        raise ValueError(f"handicap bonus must be one of {', '.join(HANDICAP_BONUS)}, got {rule!r}")
+    if stones == 0:
+        return 0
+    return stones if rule == "n" else stones - 1
+
+
 def _color_name(color: int) -> str:
     return "b" if color == BLACK else "w"
 
@@ -60,10 +75,12 @@ def _color_name(color: int) -> str:
 class Game:
     """The position, the moves that led to it and the handicap; the single owner of game state."""
 
-    def __init__(self, size: int = 19, komi: float = 7.5) -> None:
+    def __init__(self, size: int = 19, komi: float = 7.5, bonus_rule: str = "n") -> None:
         _check_size(size)
+        handicap_bonus(0, bonus_rule)
         self._size = size
         self._komi = float(komi)
+        self._bonus_rule = bonus_rule
         self.clear()
 
     # --- state ---
@@ -99,8 +116,25 @@ class Game:
     @komi.setter
     def komi(self, value: float) -> None:
         self._komi = float(value)
-        self.board.komi = self._komi
-        self._setup.komi = self._komi
+        self._apply_komi()
+
+    @property
+    def bonus_rule(self) -> str:
+        return self._bonus_rule
+
+    @bonus_rule.setter
+    def bonus_rule(self, rule: str) -> None:
+        handicap_bonus(0, rule)
+        self._bonus_rule = rule
+        self._apply_komi()
+
+    @property
+    def scoring_komi(self) -> float:
+        """The komi counted: the game's komi plus White's handicap bonus."""
+        return self._komi + handicap_bonus(len(self.handicap), self._bonus_rule)
+
+    def _apply_komi(self) -> None:
+        self.board.komi = self._setup.komi = self.scoring_komi
 
     # --- moves ---
     def play(self, color: int, point: int, superko: bool = False) -> None:
@@ -213,6 +247,7 @@ class Game:
         self.board.setup(black=points)
         self.board.to_play = WHITE
         self.handicap = list(points)
+        self.board.komi = self.scoring_komi
         self._reset_setup()
 
     def _reset_setup(self) -> None:
@@ -268,7 +303,7 @@ class Game:
             raise ValueError(f"bad SGF: {str(e) or 'malformed property value'}") from None
         if not MIN_SIZE <= size <= MAX_SIZE:
             raise ValueError(f"bad SGF: board size {size} not supported")
-        new = Game(size, komi)
+        new = Game(size, komi, self._bonus_rule)
         limit = None if move_number is None else move_number - 1
         try:
             handicap = game.get_handicap() or 0
@@ -279,6 +314,7 @@ class Game:
             if handicap >= 2:
                 root_black, _, _ = nodes[0].get_setup_stones()
                 new.handicap = sorted(new._sgf_point(rc) for rc in root_black)
+                new._apply_komi()
         except (ValueError, KeyError) as e:
             raise ValueError(f"bad SGF: {str(e) or 'malformed property value'}") from None
         self.__dict__.update(new.__dict__)

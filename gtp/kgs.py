@@ -1,7 +1,8 @@
 """kgsGtp's extension commands: `kgs-genmove_cleanup`, `kgs-time_settings`, `kgs-game_over`, `kgs-rules`.
 
 kgsGtp probes for them with `known_command` and falls back to the standard commands without them.
-Scoring stays area scoring under every rule set: `kgs-rules` only records what the server said.
+Scoring stays area scoring under every rule set; `kgs-rules aga` gives White a point per handicap
+stone less one, as AGA rules do, every other rule set a point per stone (engine.game).
 
 What kgsGtp sends and where it is answered: `kgs-genmove_cleanup` (after a dead-stone dispute: never
 passes while the ownership says dead opponent stones remain, it plays on their liberties instead),
@@ -61,4 +62,5 @@ class KgsCommands(CommandGroup):
         if rules not in RULES:
             raise GtpError("unknown rules")
         self.rules = rules
+        self.player.game.bonus_rule = "n-1" if rules == "aga" else "n"
         return ""

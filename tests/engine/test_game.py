@@ -157,6 +157,29 @@ def test_fixed_handicap_limits():
         assert game.board.stones().sum() == 0 and game.board.to_play == BLACK
 
 
+def test_white_counts_a_point_per_handicap_stone_beyond_the_komi():
+    game = Game(19, 0.5)
+    game.fixed_handicap(4)
+    assert game.komi == 0.5 and game.board.komi == 4.5            # Chinese rules, as GnuGo counts
+    game.play(WHITE, game.board.point(2, 2))
+    game.undo()
+    assert game.board.komi == 4.5
+    game.komi = 7.5
+    assert game.board.komi == 11.5
+    game.bonus_rule = "n-1"                                        # AGA
+    assert game.board.komi == 10.5
+    record = game.to_sgf()
+    assert b"KM[7.5]" in record and b"HA[4]" in record
+    reloaded = Game()
+    reloaded.load_sgf(record)
+    assert reloaded.komi == 7.5 and reloaded.board.komi == 11.5    # the reader's rule, "n"
+    with pytest.raises(ValueError, match="handicap bonus"):
+        game.bonus_rule = "n+1"
+    assert game.bonus_rule == "n-1"
+    game.clear()
+    assert game.board.komi == 7.5
+
+
 def test_handicap_needs_an_empty_board():
     game = Game(9)
     game.fixed_handicap(2)
