@@ -306,7 +306,7 @@ class Player:
 
     def _final_ownership(self) -> np.ndarray:
         board = self.game.board
-        key = (board.size, board.hash, len(self.game.moves), self.game.komi)
+        key = (board.size, board.hash, len(self.game.moves), board.komi)
         if self._scoring_cache is not None and self._scoring_cache[0] == key:
             return self._scoring_cache[1]
         own = self._ownership(board, FINAL_PLAYOUTS)
