@@ -75,12 +75,11 @@ def _color_name(color: int) -> str:
 class Game:
     """The position, the moves that led to it and the handicap; the single owner of game state."""
 
-    def __init__(self, size: int = 19, komi: float = 7.5, bonus_rule: str = "n") -> None:
+    def __init__(self, size: int = 19, komi: float = 7.5) -> None:
         _check_size(size)
-        handicap_bonus(0, bonus_rule)
         self._size = size
         self._komi = float(komi)
-        self._bonus_rule = bonus_rule
+        self._bonus_rule = "n"
         self.clear()
 
     # --- state ---
@@ -247,8 +246,8 @@ class Game:
         self.board.setup(black=points)
         self.board.to_play = WHITE
         self.handicap = list(points)
-        self.board.komi = self.scoring_komi
         self._reset_setup()
+        self._apply_komi()
 
     def _reset_setup(self) -> None:
         """The current position becomes the setup position (no moves behind it)."""
@@ -303,7 +302,8 @@ class Game:
             raise ValueError(f"bad SGF: {str(e) or 'malformed property value'}") from None
         if not MIN_SIZE <= size <= MAX_SIZE:
             raise ValueError(f"bad SGF: board size {size} not supported")
-        new = Game(size, komi, self._bonus_rule)
+        new = Game(size, komi)
+        new._bonus_rule = self._bonus_rule
         limit = None if move_number is None else move_number - 1
         try:
             handicap = game.get_handicap() or 0

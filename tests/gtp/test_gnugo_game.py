@@ -41,10 +41,11 @@ B A7 W C7 B D4 W B9 B A8 W E9 B E5 W F5 B G9 W C9 B A6 W A4 B F9 W B4 B A9 W A3 
 
 needs_gnugo = pytest.mark.usefixtures("gnugo_binary")
 
-# Two handicap stones (C3, C7), komi 0.5, then walls: White on column F, Black on column E. Black's
-# area is 45 points, White's 36; White's point per handicap stone makes it B+6.5.
-HANDICAP_SETUP = ["boardsize 9", "clear_board", "komi 0.5", "set_free_handicap C3 C7"]
-HANDICAP_MOVES = [f"play {c} {col}{row}" for row in range(1, 10) for c, col in (("w", "F"), ("b", "E"))]
+# Two handicap stones (C3, C7), komi 0.5, then walls: White on column F, Black on column E, and two
+# passes. Black's area is 45 points, White's 36; White's point per handicap stone makes it B+6.5.
+HANDICAP_GAME = (["boardsize 9", "clear_board", "komi 0.5", "set_free_handicap C3 C7"]
+                 + [f"play {c} {col}{row}" for row in range(1, 10) for c, col in (("w", "F"), ("b", "E"))]
+                 + ["play w pass", "play b pass"])
 
 
 def test_presets_are_found():
@@ -65,15 +66,14 @@ def test_a_two_pass_game_scores_as_gnugo(preset, seed):
 
 @needs_gnugo
 def test_a_handicap_game_scores_as_gnugo_with_a_point_per_stone_for_white(tmp_path):
-    commands = HANDICAP_SETUP + HANDICAP_MOVES + ["play w pass", "play b pass"]
     gnugo = GtpProcess([GNUGO, "--mode", "gtp", "--chinese-rules"], cwd=str(tmp_path))
-    for command in commands:
+    for command in HANDICAP_GAME:
         gnugo.ok(command)
     expected = gnugo.ok("final_score")
     gnugo.close()
     params = load_config(str(CONFIGS / "default.yaml"), ["search.seed=1"])
     server = build_server(Player(params, prior=build_move_prior(params.prior)), params)
-    for command in commands:
+    for command in HANDICAP_GAME:
         assert server.handle_line(command) == "= \n\n", command
     assert server.handle_line("final_score") == f"= {expected}\n\n" == "= B+6.5\n\n"
     assert server.handle_line("kgs-rules aga") == "= \n\n"
