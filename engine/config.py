@@ -68,6 +68,7 @@ BOUNDS: dict[str, Bound] = {
     "search.score_span": NON_NEGATIVE,
     "search.handicap_komi": Bound(0, 20),
     "search.handicap_komi_moves": NON_NEGATIVE,
+    "search.handicap_margin_step": Bound(0, 20),
     "search.max_nodes": Bound(1000),
     "search.resign_threshold": Bound(0, 1),
     "search.resign_min_visits": NON_NEGATIVE,

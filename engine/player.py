@@ -6,7 +6,9 @@ the opponent has just passed and the area score, dead stones removed, already wi
 (`pass_when_won`); it resigns when the win rate is hopeless (`resign_threshold`, after
 `resign_min_visits` visits of the best move), never in the first quarter of the game, and as White
 giving handicap stones only at a lower win rate early on (`resign_threshold_now`). In a handicap game
-the search may value its simulations with a dynamic komi for White (`handicap_komi`, `extra_komi_now`).
+the search may value its simulations with a dynamic komi: points for White early on (`handicap_komi`),
+and a margin asked of the engine's own side while it is well ahead (`handicap_margin_step`), so that a
+search near a win rate of 1 still tells a safe lead from a slack one (`extra_komi_now`).
 `restricted_genmove` (GnuGo's) chooses among given moves only. `genmove_cleanup` (kgs-genmove_cleanup)
 never passes while the ownership says dead opponent stones are still on the board: it plays on their
 liberties.
@@ -41,6 +43,8 @@ SHORT_PLAYOUTS = 500         # playouts of the quick look at ownership before pa
 FINAL_PLAYOUTS = 2000        # playouts behind final_score and final_status_list (whatever search.playouts)
 NO_RESIGN_SHARE = 0.25       # no resignation while fewer moves than this share of the points are played
 HANDICAP_RESIGN_SHARE = 0.6  # White giving stones: the resign threshold is full from this share on
+MARGIN_GROW = 0.75           # the margin asked of a side grows while its root win rate is above this
+MARGIN_DROP = 0.5            # ... and is dropped when the win rate under it falls below this
 UNTIMED_SECONDS = 10.0       # thinking time when playouts = 0 ("clock only") and there is no clock
 MIN_SECONDS = 0.01           # a search always gets this much, even with no time left
 
@@ -60,11 +64,13 @@ class Player:
         self._scoring_cache: tuple[tuple, np.ndarray] | None = None
         self.ponderer = Ponderer(self.search)
         self._interrupted = threading.Event()
+        self._margin = {BLACK: 0.0, WHITE: 0.0}   # points each side's search asks of itself
 
     def clear(self) -> None:
         """A new game: empty board of the same size and komi, clocks back to the start."""
         self.stop_pondering()
         self.game.clear()
+        self._margin = {BLACK: 0.0, WHITE: 0.0}
         self.time.reset()
         self.search.clear_replies()
 
@@ -126,7 +132,7 @@ class Player:
         board = self.game.board
         if board.to_play != color:      # GTP lets either colour move
             board.to_play = color
-        move = self._choose(board, color, cleanup, report)
+        move = self._choose(board, color, cleanup, report, adapt=True)
         if move == RESIGN:
             self.game.result = ("W" if color == BLACK else "B") + "+R"
         else:
@@ -137,10 +143,14 @@ class Player:
                 self.game.play(color, PASS)
         self.time.spend(color, self._clock() - start)
         if self.params.search.ponder and move != RESIGN and not self.game.is_over():
-            self.ponderer.start(self.game.board, self.game.history_hashes(), self.extra_komi_now())
+            self.ponderer.start(self.game.board, self.game.history_hashes(), self.extra_komi_now(color))
         return move
 
-    def _choose(self, board: Board, color: int, cleanup: bool, report: Optional[Reporter] = None) -> int:
+    def _choose(self, board: Board, color: int, cleanup: bool, report: Optional[Reporter] = None,
+                adapt: bool = False) -> int:
+        """The move for `color`; with `adapt` (genmove), the search's win rate also sets the margin its
+        side asks of itself next move, and a margin found out of reach is dropped and the move searched
+        again without it: no move or resignation is chosen by a search whose target cannot be met."""
         sp = self.params.search
         start = self._clock()
         playouts, plan = self._limits(color, board)
@@ -156,6 +166,9 @@ class Player:
                     return PASS
         self._set_root(board)
         self._run(playouts, plan, start, report)
+        if adapt and self._adapt_margin(color):
+            self._set_root(board)
+            self._run(playouts, plan, start, report)
         if not cleanup and self._should_resign(color):
             return RESIGN
         # Passing first only in a won position on a settled board: a losing engine plays on (or
@@ -177,19 +190,41 @@ class Player:
         """Root the search at `board`, or after two passes at its play-on position (the search would
         only score the root)."""
         self.search.set_root(scoring.play_on(board) if self.game.is_over() else board,
-                             self.game.history_hashes(), self.extra_komi_now())
+                             self.game.history_hashes(), self.extra_komi_now(board.to_play))
 
-    def extra_komi_now(self) -> float:
-        """The dynamic komi the search gives White now: in a handicap game `handicap_komi` points per
-        stone at the start, falling linearly to 0 over `handicap_komi_moves` moves (Pachi's linear
-        dynkomi). Early on the giver is far behind on the board, and a search whose simulations nearly
-        all lose (or, for the taker, all win) hardly tells its moves apart."""
+    def extra_komi_now(self, color: int) -> float:
+        """The dynamic komi (points for White beyond the komi) of a search with `color` to move: in a
+        handicap game `handicap_komi` points per stone at the start, falling linearly to 0 over
+        `handicap_komi_moves` moves (Pachi's linear dynkomi), plus the margin Black asks of itself or
+        less White's. Early on the giver is far behind on the board, and a search whose simulations nearly all lose
+        (or, for the taker, all win) hardly tells its moves apart."""
         sp = self.params.search
         stones = len(self.game.handicap)            # 0, or at least 2
+        margin = self._margin[color] if color == BLACK else -self._margin[color]
         if not stones or sp.handicap_komi <= 0:
-            return 0.0
+            return margin
         span = sp.handicap_komi_moves or round(self.game.size ** 2 * 200 / 361)   # >= 2 from 2x2
-        return sp.handicap_komi * stones * max(0, span - self.game.move_count()) / span
+        return sp.handicap_komi * stones * max(0, span - self.game.move_count()) / span + margin
+
+    def margin_asked(self, color: int) -> float:
+        """The points `color`'s search asks of its side beyond winning (handicap_margin_step)."""
+        return self._margin[color]
+
+    def _adapt_margin(self, color: int) -> bool:
+        """After a genmove's search in a handicap game: a step more margin while `color` is well
+        ahead under the margin asked (win rate above MARGIN_GROW), none once it is not likely to win
+        with it (below MARGIN_DROP). Dropped at once, since a search that cannot reach its target
+        values all moves alike; grown a step a move, since a lead is found over several searches.
+        True when a margin was dropped."""
+        step = self.params.search.handicap_margin_step
+        if step <= 0 or not self.game.handicap:
+            return False
+        rate, asked = self.search.winrate(), self._margin[color]
+        if rate > MARGIN_GROW:
+            self._margin[color] += step
+        elif rate < MARGIN_DROP:
+            self._margin[color] = 0.0
+        return asked > 0 and self._margin[color] == 0
 
     def _limits(self, color: int, board: Board) -> tuple[int, Plan]:
         """(playouts, time plan) for this move; playouts 0 means no limit, and so does a plan of 0

@@ -36,7 +36,7 @@ win rates (Pachi's linear dynkomi; the player sets it, see engine.player).
 
 Tree reuse: set_root finds the new position among the old root's children and grandchildren by
 replaying their moves and comparing hashes, side to move, ko point and passes; that node becomes
-the root. When the store is more than half full the kept subtree is compacted to the front of the
+the root (unless the dynamic komi moved by more than a point). When the store is more than half full the kept subtree is compacted to the front of the
 store (copying collector); otherwise the rest of the old tree is left behind as garbage.
 """
 import threading
@@ -79,6 +79,7 @@ cdef enum:
     MAX_DEPTH = 400                             # tree moves per simulation (deeper paths play out)
     SEQ_LEN = MAX_DEPTH + MAX_PLAYOUT_MOVES     # tree moves + playout moves of one simulation
 
+cdef double KOMI_JUMP = 1.0  # a change of the dynamic komi beyond this many points drops the old tree
 cdef double FPU = 10.0      # first-play urgency of a child with no data at all: explore it first (Pachi: infinity)
 
 cdef enum:                  # additive prior shapes (PriorParams.additive_shape)
@@ -294,10 +295,12 @@ cdef class Search:
     def set_root(self, Board board not None, history=(), double extra_komi=0.0) -> None:
         """Search board (board.to_play moves next); history: hashes of the game's earlier positions;
         extra_komi: points the simulations' scores give White beyond the board's komi (dynamic komi:
-        the search values positions as if White received them; a kept subtree keeps its values)."""
+        the search values positions as if White received them; a kept subtree keeps its values, so
+        a change of more than KOMI_JUMP points starts afresh: its values are of another game)."""
         if self.running:
             raise RuntimeError("set_root while the search is running")
         self.configure(board.s.size)
+        cdef bint same_komi = abs(extra_komi - self.cfg.extra_komi) <= KOMI_JUMP
         self.cfg.extra_komi = extra_komi
         cdef Py_ssize_t i
         hashes = [int(h) & 0xFFFFFFFFFFFFFFFF for h in history]
@@ -311,7 +314,7 @@ cdef class Search:
         self.n_history = len(hashes)
 
         cdef int32_t kept = NO_NODE
-        if self.has_root and self.params.reuse_tree:
+        if self.has_root and self.params.reuse_tree and same_komi:
             kept = self.find_descendant(&board.s)
         if kept != NO_NODE and n_nodes(&self.store) > self.store.capacity // 2:
             try:

@@ -1,6 +1,8 @@
 """The league: its configuration's errors, how pairs are formed, and a short real round robin of GnuGos."""
 import json
+import shlex
 import textwrap
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -8,6 +10,7 @@ import pytest
 from bench.league import format_ratings, load_config, main, parse_league
 from bench.matchconfig import ConfigError
 from bench.ratings import fit
+from engine.config import load_config as engine_config
 
 GNUGO = "/usr/games/gnugo --mode gtp --level 0 --chinese-rules"
 ENGINES = f"""
@@ -108,3 +111,17 @@ def test_a_short_real_league_rates_every_engine_and_resumes(tmp_path, capsys):
     assert {name: (out / "a-vs-b" / name).read_text() for name in before} == before   # finished pairs untouched
     assert main([str(config), "--out", str(out), "--rate-only"]) == 0
     assert (out / "ratings.txt").read_text().splitlines()[0] in capsys.readouterr().out
+
+
+CONFIGS = Path(__file__).resolve().parents[2] / "configs"
+
+
+@pytest.mark.parametrize("path", sorted(CONFIGS.glob("league-*.yaml")), ids=lambda p: p.name)
+def test_the_league_configs_of_the_repository_are_valid_down_to_each_engine_setting(path):
+    cfg = load_config(str(path))
+    for entry in cfg.entries:
+        words = shlex.split(entry.engine["command"])
+        if "gtp.cli" in words:                   # a Tesuji: its settings load as the engine would
+            overrides = [words[i + 1].format(seed=7) for i, w in enumerate(words) if w == "--set"]
+            engine_config(None, overrides)
+            assert "search.seed=7" in overrides    # seeded per game

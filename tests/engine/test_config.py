@@ -141,6 +141,7 @@ def test_apply_override_returns_a_new_object():
     ("search:\n  score_weight: 0.6\n", "search.score_weight: must be <= 0.5"),
     ("search:\n  handicap_komi: 21\n", "search.handicap_komi: must be <= 20"),
     ("search:\n  handicap_komi_moves: -1\n", "search.handicap_komi_moves: must be >= 0"),
+    ("search:\n  handicap_margin_step: -1\n", "search.handicap_margin_step: must be >= 0"),
     ("playout:\n  capture_rate: 101\n", "playout.capture_rate: must be <= 100"),
     ("playout:\n  self_atari_rate: -5\n", "playout.self_atari_rate: must be >= 0"),
     ("prior:\n  temperature: 0\n", "prior.temperature: must be > 0"),

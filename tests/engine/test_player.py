@@ -180,24 +180,86 @@ def test_resign_threshold_by_move_colour_and_handicap():
 def test_handicap_komi_falls_linearly_over_the_moves():
     player = make_player(handicap_komi=7.0)        # 19x19: over 200 moves
     player.game.play(BLACK, PASS)
-    assert player.extra_komi_now() == 0.0          # an even game
+    assert player.extra_komi_now(WHITE) == 0.0     # an even game
     player = make_player(handicap_komi=7.0)
     player.game.fixed_handicap(3)
-    assert player.extra_komi_now() == 21.0         # 3 stones of 7 points
+    assert player.extra_komi_now(WHITE) == 21.0    # 3 stones of 7 points
     for i in range(100):
         player.game.play(WHITE if i % 2 == 0 else BLACK, PASS)
-    assert player.extra_komi_now() == 10.5         # halfway
+    assert player.extra_komi_now(WHITE) == 10.5    # halfway
     player.analyze(WHITE, playouts=10)
     assert player.search.extra_komi == 10.5        # the search values its simulations with it
     for i in range(100):
         player.game.play(WHITE if i % 2 == 0 else BLACK, PASS)
-    assert player.extra_komi_now() == 0.0
+    assert player.extra_komi_now(WHITE) == 0.0
     player = make_player(handicap_komi=7.0, handicap_komi_moves=10)
     player.game.set_size(9)
     player.game.fixed_handicap(2)
     player.game.play(WHITE, PASS)
-    assert player.extra_komi_now() == pytest.approx(14 * 9 / 10)
-    assert make_player().extra_komi_now() == 0.0   # off by default
+    assert player.extra_komi_now(WHITE) == pytest.approx(14 * 9 / 10)
+    assert make_player().extra_komi_now(WHITE) == 0.0    # off by default
+
+
+def handicap_9x9(stones: int, moves: int, **search) -> Player:
+    """A 9x9 game with `stones` for Black at komi 0.5 and `moves` random moves played, White first."""
+    player = make_player(200, **search)
+    player.game.set_size(9)
+    player.game.komi = 0.5
+    player.game.fixed_handicap(stones)
+    rng, history = random.Random(stones), set(player.game.history_hashes())
+    for i in range(moves):
+        color = WHITE if i % 2 == 0 else BLACK
+        player.game.play(color, random_move(player.game.board, color, rng, history))
+        history.add(player.game.board.hash)
+    return player
+
+
+@pytest.mark.parametrize("step", [5.0, 80.0])
+def test_the_margin_asked_grows_while_well_ahead_and_drops_once_out_of_reach(step):
+    player = handicap_9x9(5, 1, handicap_margin_step=step)
+    margins = [0.0]
+    for _ in range(6):
+        assert check_genmove(player, BLACK) not in (PASS, RESIGN)
+        rate, margin = player.search.winrate(), player.margin_asked(BLACK)
+        if margins[-1] > 0 and margin == 0:        # dropped: the move was searched again without it
+            assert player.search.extra_komi == 0.0
+        else:
+            assert margin == (margins[-1] + step if rate > 0.75 else margins[-1])
+        assert player.extra_komi_now(BLACK) == margin    # taken off Black's score
+        margins.append(margin)
+        check_genmove(player, WHITE)
+    assert margins[1] == step                      # five stones up: far ahead at komi 0.5
+    if step == 80.0:                               # more than the board: no win, dropped every time
+        assert margins[1:] == [80.0, 0.0] * 3
+    else:
+        assert margins[1:4] == [5.0, 10.0, 15.0]
+    player.analyze(BLACK, playouts=10)
+    assert player.search.extra_komi == player.margin_asked(BLACK)
+    assert player.margin_asked(WHITE) == 0.0       # White, behind, asks nothing
+    player.clear()
+    assert player.margin_asked(BLACK) == 0.0
+
+
+def test_no_margin_is_asked_in_an_even_game_or_by_default():
+    player = make_player(200, handicap_margin_step=20.0)
+    player.game.set_size(9)
+    player.game.komi = -30.5                       # Black far ahead, but no handicap stones
+    check_genmove(player, BLACK)
+    assert player.search.winrate() > 0.75 and player.margin_asked(BLACK) == 0.0
+    player = handicap_9x9(5, 1)
+    check_genmove(player, BLACK)
+    assert player.search.winrate() > 0.75 and player.margin_asked(BLACK) == 0.0
+
+
+def test_a_margin_out_of_reach_is_dropped_and_the_move_searched_again_for_the_win():
+    player = handicap_9x9(5, 25, handicap_margin_step=80.0, resign_threshold=0.1, resign_min_visits=20)
+    check_genmove(player, BLACK)                   # past a quarter of the points: resigning allowed
+    assert player.margin_asked(BLACK) == 80.0
+    board = player.game.board
+    player.game.play(WHITE, random_move(board, WHITE, random.Random(1), set(player.game.history_hashes())))
+    assert check_genmove(player, BLACK) != RESIGN  # no 80-point win on 9x9, but a win
+    assert player.margin_asked(BLACK) == 0.0
+    assert player.search.extra_komi == 0.0 and player.search.winrate() > 0.5
 
 
 # Finished: White B4 is dead in Black's area, Black F3 in White's; both walls have two eyes or

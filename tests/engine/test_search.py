@@ -243,6 +243,15 @@ def test_unrelated_position_or_reuse_off_resets_the_tree():
     assert t.root_visits() == 0
 
 
+def test_a_dynamic_komi_moved_by_more_than_a_point_resets_the_tree():
+    board = Board(7)
+    s = run_on(board, 500, seed=2)
+    s.set_root(board, (), 1.0)                      # a point: the values are kept
+    assert s.root_visits() == 500
+    s.set_root(board, (), 2.5)                      # 1.5 points more: they were of another game
+    assert s.root_visits() == 0 and s.extra_komi == 2.5
+
+
 # --- the node store bound ----------------------------------------------------------------------------
 
 def test_tiny_store_still_searches_within_its_bound():
