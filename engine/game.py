@@ -123,7 +123,7 @@ class Game:
 
     @bonus_rule.setter
     def bonus_rule(self, rule: str) -> None:
-        handicap_bonus(0, rule)
+        handicap_bonus(0, rule)       # a ValueError for an unknown rule, nothing changed
         self._bonus_rule = rule
         self._apply_komi()
 

@@ -64,13 +64,13 @@ class Player:
         self._scoring_cache: tuple[tuple, np.ndarray] | None = None
         self.ponderer = Ponderer(self.search)
         self._interrupted = threading.Event()
-        self._margin = {BLACK: 0.0, WHITE: 0.0}   # points each side's search asks of itself
+        self._margin = _no_margin()    # points each side's search asks of itself
 
     def clear(self) -> None:
         """A new game: empty board of the same size and komi, clocks back to the start."""
         self.stop_pondering()
         self.game.clear()
-        self._margin = {BLACK: 0.0, WHITE: 0.0}
+        self._margin = _no_margin()
         self.time.reset()
         self.search.clear_replies()
 
@@ -150,7 +150,8 @@ class Player:
                 adapt: bool = False) -> int:
         """The move for `color`; with `adapt` (genmove), the search's win rate also sets the margin its
         side asks of itself next move, and a margin found out of reach is dropped and the move searched
-        again without it: no move or resignation is chosen by a search whose target cannot be met."""
+        again without it (on the clock, in what is left of the move's time): no move or resignation is
+        chosen by a search whose target cannot be met."""
         sp = self.params.search
         start = self._clock()
         playouts, plan = self._limits(color, board)
@@ -196,8 +197,8 @@ class Player:
         """The dynamic komi (points for White beyond the komi) of a search with `color` to move: in a
         handicap game `handicap_komi` points per stone at the start, falling linearly to 0 over
         `handicap_komi_moves` moves (Pachi's linear dynkomi), plus the margin Black asks of itself or
-        less White's. Early on the giver is far behind on the board, and a search whose simulations nearly all lose
-        (or, for the taker, all win) hardly tells its moves apart."""
+        less White's. Early on the giver is far behind on the board, and a search whose simulations
+        nearly all lose (or, for the taker, all win) hardly tells its moves apart."""
         sp = self.params.search
         stones = len(self.game.handicap)            # 0, or at least 2
         margin = self._margin[color] if color == BLACK else -self._margin[color]
@@ -347,6 +348,10 @@ class Player:
         own = self._ownership(board, FINAL_PLAYOUTS)
         self._scoring_cache = (key, own)
         return own
+
+
+def _no_margin() -> dict[int, float]:
+    return {BLACK: 0.0, WHITE: 0.0}
 
 
 def _check_color(color: int) -> None:

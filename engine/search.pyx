@@ -36,8 +36,9 @@ win rates (Pachi's linear dynkomi; the player sets it, see engine.player).
 
 Tree reuse: set_root finds the new position among the old root's children and grandchildren by
 replaying their moves and comparing hashes, side to move, ko point and passes; that node becomes
-the root (unless the dynamic komi moved by more than a point). When the store is more than half full the kept subtree is compacted to the front of the
-store (copying collector); otherwise the rest of the old tree is left behind as garbage.
+the root, unless the dynamic komi moved by more than a point (KOMI_JUMP). When the store is more
+than half full the kept subtree is compacted to the front of the store (copying collector);
+otherwise the rest of the old tree is left behind as garbage.
 """
 import threading
 

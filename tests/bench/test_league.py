@@ -2,7 +2,6 @@
 import json
 import shlex
 import textwrap
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -10,6 +9,7 @@ import pytest
 from bench.league import format_ratings, load_config, main, parse_league
 from bench.matchconfig import ConfigError
 from bench.ratings import fit
+from tests.bench.test_matchconfig import CONFIGS
 from engine.config import load_config as engine_config
 
 GNUGO = "/usr/games/gnugo --mode gtp --level 0 --chinese-rules"
@@ -111,9 +111,6 @@ def test_a_short_real_league_rates_every_engine_and_resumes(tmp_path, capsys):
     assert {name: (out / "a-vs-b" / name).read_text() for name in before} == before   # finished pairs untouched
     assert main([str(config), "--out", str(out), "--rate-only"]) == 0
     assert (out / "ratings.txt").read_text().splitlines()[0] in capsys.readouterr().out
-
-
-CONFIGS = Path(__file__).resolve().parents[2] / "configs"
 
 
 @pytest.mark.parametrize("path", sorted(CONFIGS.glob("league-*.yaml")), ids=lambda p: p.name)
