@@ -63,7 +63,7 @@ class SearchParams:
     handicap_komi: float = 0.0   # points per handicap stone the search lets White receive at the start,
                                  # falling linearly to 0 (Pachi's linear dynkomi, 7); 0 is off
     handicap_komi_moves: int = 0  # moves over which it falls to 0; 0 picks board points * 200 / 361
-    handicap_margin_step: float = 0.0  # handicap games: points per move by which the margin the search
+    handicap_margin_step: float = 1.0  # handicap games: points per move by which the margin the search
                                  # asks of its own side grows while its win rate is above 0.75, dropped
                                  # below 0.5 (the green zone of Pachi's adaptive dynkomi); 0 is off
     max_nodes: int = 1_000_000   # node store capacity; the search stops growing the tree when full

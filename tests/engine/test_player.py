@@ -240,15 +240,21 @@ def test_the_margin_asked_grows_while_well_ahead_and_drops_once_out_of_reach(ste
     assert player.margin_asked(BLACK) == 0.0
 
 
-def test_no_margin_is_asked_in_an_even_game_or_by_default():
+def test_no_margin_is_asked_in_an_even_game_or_with_a_step_of_0():
     player = make_player(200, handicap_margin_step=20.0)
     player.game.set_size(9)
     player.game.komi = -30.5                       # Black far ahead, but no handicap stones
     check_genmove(player, BLACK)
     assert player.search.winrate() > 0.75 and player.margin_asked(BLACK) == 0.0
-    player = handicap_9x9(5, 1)
+    player = handicap_9x9(5, 1, handicap_margin_step=0.0)
     check_genmove(player, BLACK)
     assert player.search.winrate() > 0.75 and player.margin_asked(BLACK) == 0.0
+
+
+def test_the_default_asks_a_point_a_move_while_well_ahead_in_a_handicap_game():
+    player = handicap_9x9(5, 1)
+    check_genmove(player, BLACK)
+    assert player.search.winrate() > 0.75 and player.margin_asked(BLACK) == 1.0
 
 
 def test_a_margin_out_of_reach_is_dropped_and_the_move_searched_again_for_the_win():
