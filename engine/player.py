@@ -150,8 +150,9 @@ class Player:
                 adapt: bool = False) -> int:
         """The move for `color`; with `adapt` (genmove), the search's win rate also sets the margin its
         side asks of itself next move, and a margin found out of reach is dropped and the move searched
-        again without it (on the clock, in what is left of the move's time): no move or resignation is
-        chosen by a search whose target cannot be met."""
+        again without it: no move or resignation is chosen by a search whose target cannot be met. On
+        the clock a search under a margin stops at the move's target, which leaves the search again its
+        target within the move's cap."""
         sp = self.params.search
         start = self._clock()
         playouts, plan = self._limits(color, board)
@@ -166,10 +167,12 @@ class Player:
                 if (score > 0) == (color == BLACK) and score != 0:
                     return PASS
         self._set_root(board)
-        self._run(playouts, plan, start, report)
+        asking = adapt and self.margin_asked(color) > 0
+        self._run(playouts, plan.to_target() if asking else plan, start, report)
         if adapt and self._adapt_margin(color):
             self._set_root(board)
-            self._run(playouts, plan, start, report)
+            again = self._clock()
+            self._run(playouts, plan.rest(again - start, MIN_SECONDS), again, report)
         if not cleanup and self._should_resign(color):
             return RESIGN
         # Passing first only in a won position on a settled board: a losing engine plays on (or

@@ -38,7 +38,7 @@ Every budget is capped by `max_time_per_move`.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Sequence
 
 from engine.board import BLACK, WHITE
@@ -81,6 +81,19 @@ class Plan:
     target: float
     cap: float
     use_all: bool = False
+
+    def to_target(self) -> Plan:
+        """The plan without its extension: stop at the target."""
+        return replace(self, cap=min(self.cap, self.target)) if self.cap else self
+
+    def rest(self, elapsed: float, least: float) -> Plan:
+        """What is left `elapsed` seconds into a timed move, as a plan of its own for a second search
+        of it: the target again, within the rest of the cap (at least `least` seconds), so that the two
+        searches keep to the move's cap. An untimed plan (cap 0) stays as it is."""
+        if self.cap == 0:
+            return self
+        left = max(least, self.cap - elapsed)
+        return replace(self, target=min(self.target, left), cap=left)
 
 
 class TimeControl:

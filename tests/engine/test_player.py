@@ -200,9 +200,9 @@ def test_handicap_komi_falls_linearly_over_the_moves():
     assert make_player().extra_komi_now(WHITE) == 0.0    # off by default
 
 
-def handicap_9x9(stones: int, moves: int, **search) -> Player:
+def handicap_9x9(stones: int, moves: int, playouts: int = 200, **search) -> Player:
     """A 9x9 game with `stones` for Black at komi 0.5 and `moves` random moves played, White first."""
-    player = make_player(200, **search)
+    player = make_player(playouts, **search)
     player.game.set_size(9)
     player.game.komi = 0.5
     player.game.fixed_handicap(stones)
@@ -379,6 +379,28 @@ def test_never_repeats_a_position():
         player.game.play(WHITE, PASS)
         player.game.play(BLACK, PASS)
         assert check_genmove(player, WHITE) != retake
+
+
+def test_a_move_searched_again_after_a_dropped_margin_gets_its_target_again_within_its_cap(monkeypatch):
+    player = handicap_9x9(5, 25, playouts=0, handicap_margin_step=80.0)
+    player.time.set_kgs("absolute", 20)
+    runs = []
+    search_to_plan = player._run
+
+    def run(playouts, plan, start, report=None):
+        runs.append((plan, start))
+        return search_to_plan(playouts, plan, start, report)
+    monkeypatch.setattr(player, "_run", run)
+    check_genmove(player, BLACK)                   # asks 80 points of Black next move
+    runs.clear()
+    board = player.game.board
+    player.game.play(WHITE, random_move(board, WHITE, random.Random(1), set(player.game.history_hashes())))
+    check_genmove(player, BLACK)                   # out of reach: dropped, searched again
+    (first, start), (again, again_start) = runs
+    assert player.margin_asked(BLACK) == 0.0 and again_start > start + first.target / 2   # timed anew
+    assert first.cap == first.target                # under a margin: no extension past the target
+    assert first.target / 2 < again.target == min(first.target, again.cap)   # not a slice: a search
+    assert again.cap + (again_start - start) == pytest.approx(2 * first.target)   # the move's cap (extension 2)
 
 
 def test_clock_is_charged_and_respected():

@@ -349,3 +349,13 @@ def test_bad_time_params_name_the_key():
                        ("latency", -1.0)]:
         with pytest.raises(ValueError, match=f"^{key}: "):
             TimeParams(**{key: value})
+
+
+def test_a_plan_to_its_target_and_the_rest_of_a_plan_keep_to_its_cap():
+    plan = Plan(2.0, 4.0)
+    assert plan.to_target() == Plan(2.0, 2.0)
+    assert plan.rest(2.5, 0.01) == Plan(1.5, 1.5) and plan.rest(1.0, 0.01) == Plan(2.0, 3.0)
+    assert plan.rest(5.0, 0.01) == Plan(0.01, 0.01)            # past the cap: the least search
+    assert Plan(3.0, 3.0, use_all=True).rest(1.0, 0.01) == Plan(2.0, 2.0, use_all=True)
+    untimed = Plan(0.0, 0.0)                                   # playouts decide
+    assert untimed.to_target() == untimed and untimed.rest(9.0, 0.01) == untimed
