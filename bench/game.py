@@ -8,8 +8,15 @@ How a game ends, and what it is recorded as (`end`):
 - "passes"      two passes in a row: scored by area (Chinese: komi, and a point per handicap stone
                 to White) on the harness's own board after removing the stones the referee calls
                 dead; the referee's `final_score` is recorded beside it and
-                any difference is flagged (`disagreement`), never resolved silently;
-- "move_limit"  the move limit was reached: scored the same way;
+                any difference is flagged (`disagreement`), never resolved silently. With
+                `disputes: play`, when the referee's count and an engine's own `final_score` name
+                different winners, the game resumes as on KGS: each side moves with
+                `kgs-genmove_cleanup` (where it has it) until two passes again, and then every
+                stone left counts as alive (the referee's count is recorded beside it, and the
+                dispute under `dispute`): a group the referee wrongly calls dead, a seki say,
+                stays on the board; one truly dead is captured;
+- "move_limit"  the move limit was reached: scored the same way (with every stone alive if it is
+                reached while a dispute is played out);
 - "resign"      the side that resigned loses (B+R / W+R);
 - "time"        a timed game (`task.time`, bench.gameclock) whose side to move ran out of time,
                 counting the wall time of its genmove replies: that side loses (B+T / W+T);
@@ -49,6 +56,7 @@ class GameTask:
     referee: EngineSpec | None
     fault_result: str = "void"
     time: TimeSettings | None = None   # both sides' clock; None: untimed
+    disputes: str = "referee"     # or "play": a disputed count is played out (see above)
 
 
 TIME_GRACE = 5.0    # seconds a timed genmove may run past its clock before the engine counts as hung
@@ -115,6 +123,8 @@ class GameRunner:
         self.notes: list[str] = []
         self.cpu_start: dict[str, float | None] = {}
         self.clocks = {c: GameClock(task.time) for c in "bw"} if task.time else {}
+        self.cleanup = False          # play resumed after a disputed count
+        self.dispute: dict | None = None
 
     # -- the game ------------------------------------------------------------------------------
 
@@ -168,8 +178,28 @@ class GameRunner:
             passes = passes + 1 if vertex == "pass" else 0
             colour = other(colour)
             if passes == 2:
-                return self._score("passes")
+                if self.cleanup or not self._disputed():
+                    return self._score("cleanup" if self.cleanup else "passes")
+                self.cleanup, passes = True, 0
         return self._score("move_limit")
+
+    def _disputed(self) -> bool:
+        """With `disputes: play`: whether the referee's count and an engine's own name different
+        winners; the counts are kept in `dispute`."""
+        if self.task.disputes != "play" or "referee" not in self.engines:
+            return False
+        try:
+            referee = self._call("referee", "final_score").split()[0]
+        except (GtpError, Fault, IndexError) as e:
+            self.notes.append(f"referee could not score: {e}")
+            return False
+        claims = self._engine_results()
+        winners = {parse_result(r)[0] for r in (referee, *claims.values()) if parse_result(r)}
+        if len(winners) < 2:
+            return False
+        self.dispute = {"after_moves": len(self.moves), "result_referee": referee,
+                        "engine_results": claims}
+        return True
 
     def _genmove(self, role: str, colour: str) -> tuple[str, float]:
         """The reply to genmove and its wall time, after `time_left` in a timed game. An engine that
@@ -181,11 +211,13 @@ class GameRunner:
                 seconds, stones = clock.time_left_args()       # GTP: whole seconds, so rounded down
                 self._send_checked(role, f"time_left {colour} {int(seconds)} {stones}")
             timeout = min(self._spec(role).timeout, clock.most() + TIME_GRACE)
+        cleanup = self.cleanup and self._supports(role, "kgs-genmove_cleanup")
+        command = "kgs-genmove_cleanup" if cleanup else "genmove"
         t0 = time.monotonic()
         try:
-            reply = self.engines[role].send(f"genmove {colour}", timeout=timeout)
+            reply = self.engines[role].send(f"{command} {colour}", timeout=timeout)
         except GtpError as e:
-            raise Fault(role, "error", f"genmove {colour} failed: {e}") from None
+            raise Fault(role, "error", f"{command} {colour} failed: {e}") from None
         except EngineFault as e:
             if e.kind == "timeout" and timeout is not None and timeout < self._spec(role).timeout:
                 return "", time.monotonic() - t0          # out of time: charged as such
@@ -222,8 +254,9 @@ class GameRunner:
         referee_result = None
         if "referee" in self.engines:
             try:
-                dead = [parse_vertex(v, self.task.board_size)
-                        for v in self._call("referee", "final_status_list dead").split()]
+                if not self.cleanup:        # after a dispute played out, every stone left is alive
+                    dead = [parse_vertex(v, self.task.board_size)
+                            for v in self._call("referee", "final_status_list dead").split()]
                 referee_result = self._call("referee", "final_score").split()[0]
             except (GtpError, Fault, ValueError, IndexError) as e:
                 self.notes.append(f"referee could not score: {e}")
@@ -235,7 +268,8 @@ class GameRunner:
                 "result_referee": referee_result,
                 "disagreement": referee_result is not None and not same_result(referee_result, result),
                 "dead_stones": sorted(format_vertex(p) for p in dead),
-                "engine_results": self._engine_results()}
+                "engine_results": self._engine_results(),
+                **({"dispute": self.dispute} if self.dispute else {})}
 
     def _engine_results(self) -> dict:
         """Each engine's own `final_score`, as gogui-twogtp records it ("?" if it has none)."""

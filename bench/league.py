@@ -19,7 +19,7 @@ komi: 7
 games: 100                  # per pair, colours alternating (except handicap games)
 seed: 1                     # game i of every pair gets seed + i ({seed} in commands)
 jobs: 2
-max_moves: 0                # as in a match config; fault_result and replay_void too
+max_moves: 0                # as in a match config; fault_result, replay_void and disputes too
 referee: /usr/games/gnugo --mode gtp --chinese-rules --positional-superko
 anchor: gnugo-10            # the engine rated 0 (default: the last one)
 engines:                    # name (letters, digits, . _ + -) plus a match engine's keys
@@ -58,7 +58,7 @@ from bench.ratings import Ratings, fit
 from bench.records import results_folder
 
 SHARED_KEYS = ("board_size", "komi", "games", "seed", "jobs", "max_moves", "fault_result", "replay_void",
-               "referee")
+               "disputes", "referee")
 TOP_KEYS = {"name", "anchor", "engines", "pairs", *SHARED_KEYS}
 ENTRY_KEYS = {"name", "handicap", "komi", "games"}  # beside a match engine's keys
 HANDICAP_KOMI = 0.5

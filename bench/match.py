@@ -115,6 +115,7 @@ def settings(cfg: MatchConfig) -> dict:
         "referee": [cfg.referee.command, list(cfg.referee.setup)] if cfg.referee else None,
         "variants": {v.name: [v.player.command, list(v.player.setup)] for v in cfg.variants},
         "time": dataclasses.asdict(cfg.time) if cfg.time else None,
+        **({"disputes": cfg.disputes} if cfg.disputes != "referee" else {}),   # runs from before it resume
     }
 
 
@@ -257,7 +258,7 @@ class Run:
                         board_size=cfg.board_size, komi=cfg.komi, handicap=cfg.handicap,
                         move_limit=cfg.move_limit, swapped=cfg.swapped(index), player=player,
                         opponent=cfg.opponent, referee=cfg.referee, fault_result=cfg.fault_result,
-                        time=cfg.time)
+                        time=cfg.time, disputes=cfg.disputes)
 
     def pending(self) -> list[GameTask]:
         """The games still to play, in index order, the variants interleaved."""

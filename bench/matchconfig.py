@@ -16,6 +16,9 @@ jobs: 1                     # games played at once (--jobs overrides)
 fault_result: void          # a crash or hang: void (no result) or loss (the faulty engine loses)
 replay_void: 0              # void games played again under the next indices, at most this many per
                             # variant, so that `games` games have a result
+disputes: referee           # after two passes, when the referee's count and an engine's own name other
+                            # winners: `referee` (its count stands) or `play` (KGS's rule: play resumes,
+                            # kgs-genmove_cleanup, to two passes; then every stone left counts alive)
 time: {system: absolute, main: 20}   # optional: a timed game (bench.gameclock); null or absent: none
                             # {system: byoyomi, main: 5, period: 1, periods: 3}  Japanese byo-yomi
                             # {system: canadian, main: 300, period: 10, stones: 5}
@@ -97,6 +100,7 @@ class MatchConfig:
     jobs: int = 1
     fault_result: str = "void"
     replay_void: int = 0         # void games replaced by new ones, at most, per variant
+    disputes: str = "referee"    # or "play": a disputed count is played out (bench.game)
     referee: EngineSpec | None = None
     time: TimeSettings | None = None   # the clock of both sides; None: untimed
     source: str = ""             # the file it was read from
@@ -131,8 +135,9 @@ def _fill(text: str, seed: int, game: int) -> str:
     return text.replace("{seed}", str(seed)).replace("{game}", str(game))
 
 
+DISPUTES = ("referee", "play")
 TOP_KEYS = {"name", "board_size", "komi", "games", "alternate", "handicap", "max_moves", "seed", "jobs",
-            "fault_result", "replay_void", "referee", "player", "opponent", "variants", "time"}
+            "fault_result", "replay_void", "disputes", "referee", "player", "opponent", "variants", "time"}
 ENGINE_KEYS = {"command", "label", "setup", "timeout"}
 VARIANT_KEYS = {"name", "command", "args", "label", "setup", "timeout", "playouts"}
 
@@ -176,7 +181,12 @@ def parse_config(data: Any, default_name: str = "match", source: str = "") -> Ma
     fault_result = data.get("fault_result", "void")
     if fault_result not in ("void", "loss"):
         raise ConfigError(f"fault_result: expected void or loss, got {fault_result!r}")
+    disputes = data.get("disputes", "referee")
+    if disputes not in DISPUTES:
+        raise ConfigError(f"disputes: expected referee or play, got {disputes!r}")
     referee = data.get("referee")
+    if disputes == "play" and referee is None:
+        raise ConfigError("disputes: play needs a referee, whose count is the one disputed")
     return MatchConfig(
         name=name, board_size=board_size,
         games=_int(data["games"], "games", 1),
@@ -191,6 +201,7 @@ def parse_config(data: Any, default_name: str = "match", source: str = "") -> Ma
         jobs=_int(data.get("jobs", 1), "jobs", 1),
         fault_result=fault_result,
         replay_void=_int(data.get("replay_void", 0), "replay_void", 0),
+        disputes=disputes,
         referee=None if referee is None else _engine(referee, "referee"),
         time=_time(data.get("time")),
         source=source, raw=data)

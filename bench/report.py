@@ -197,10 +197,10 @@ def invert_result(result: str) -> str:
 def dat_row(record: dict) -> list[str]:
     """One row of the table, every result from the point of view of the player (the -black engine)."""
     end = record.get("end")
-    if end in ("passes", "move_limit"):
+    if end in ("passes", "move_limit", "cleanup"):
         results = [record["engine_results"].get("player") or "?",
-                   record["engine_results"].get("opponent") or "?",
-                   record.get("result_referee") or "?"]
+                   record["engine_results"].get("opponent") or "?",   # a dispute played out: its result
+                   (record["result"] if end == "cleanup" else record.get("result_referee")) or "?"]
     elif record.get("result") and record["result"] != "Void":
         results = [record["result"]] * 3
     else:

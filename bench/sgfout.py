@@ -62,6 +62,11 @@ def _root_comment(record: dict, black: str, white: str) -> str:
             lines.append("Area score and referee DISAGREE")
     if record.get("dead_stones"):
         lines.append("Dead stones (referee): " + " ".join(record["dead_stones"]))
+    if record.get("dispute"):
+        d = record["dispute"]
+        claims = ", ".join(f"{role} {result}" for role, result in d["engine_results"].items())
+        lines.append(f"Disputed after move {d['after_moves']}: referee {d['result_referee']}, {claims}; "
+                     "played out with kgs-genmove_cleanup, every stone left alive")
     if record.get("reason"):
         lines.append(f"Illegal move: {record['reason']}")
     if record.get("fault"):

@@ -206,6 +206,29 @@ def test_a_referee_that_disagrees_is_recorded_not_followed():
     assert record["disagreement"] and record["result"] != "W+99"
 
 
+def test_a_disputed_count_is_played_out_with_cleanup_moves_and_every_stone_left_counts():
+    # The fake (Black) plays A1 and B1, then passes, and claims B+99: GnuGo's count says otherwise.
+    record = play_game(task(f"{FAKE} --moves 2 --score B+99", GNUGO, board_size=9, komi=7.5,
+                            move_limit=243, disputes="play"))
+    dispute = record["dispute"]
+    assert record["end"] == "cleanup" and dispute["engine_results"]["player"] == "B+99"
+    n = dispute["after_moves"]
+    assert dispute["result_referee"].startswith("W+") and record["moves"][n - 2:n] == ["pass", "pass"]
+    board = boards.Board(9)
+    for i, vertex in enumerate(record["moves"]):
+        if vertex != "pass":
+            board.play(*common.move_from_vertex(vertex, 9), "bw"[i % 2])
+    assert board.get(0, 0) is None and board.get(0, 1) is None   # GnuGo's cleanup captured them
+    assert record["dead_stones"] == [] and record["result"] == f"W+{-(board.area_score() - 7.5):g}"
+    assert record["result"] == record["result_referee"]
+
+
+def test_an_undisputed_count_is_not_played_out():
+    record = play_game(task(f"{FAKE} --moves 2 --score W+99", GNUGO, board_size=9, komi=7.5,
+                            move_limit=243, disputes="play"))
+    assert record["end"] == "passes" and "dispute" not in record
+
+
 def test_the_move_limit_ends_and_scores_the_game():
     record = play_game(task(GNUGO, referee=None, move_limit=4))
     assert record["end"] == "move_limit" and len(record["moves"]) == 4
@@ -448,6 +471,15 @@ def test_resuming_with_a_different_board_is_refused(tmp_path, capsys):
     assert main([str(write_config(tmp_path, text.format(size=5))), "--out", str(out), "--no-progress"]) == 0
     assert main([str(write_config(tmp_path, text.format(size=7))), "--out", str(out), "--no-progress"]) == 2
     assert "board_size" in capsys.readouterr().err
+
+
+def test_a_run_resumes_without_the_disputes_key_and_is_refused_with_another_rule(tmp_path, capsys):
+    out = tmp_path / "run"
+    run = lambda more, games=1: main([str(write_config(tmp_path, gnugo_pair("d", games, more))), "--out",
+                                      str(out), "--no-progress"])
+    assert run("") == 0 and run("disputes: referee\n", games=2) == 0   # the default, said or not
+    assert run("disputes: play\n", games=3) == 2
+    assert "disputes" in capsys.readouterr().err and len(records(out)) == 2
 
 
 def test_an_engine_that_cannot_start_stops_the_run_before_any_game(tmp_path, capsys):

@@ -73,6 +73,8 @@ def test_without_variants_the_player_is_the_one_variant():
     (base(alternate="yes"), "alternate"),
     (base(fault_result="maybe"), "fault_result"),
     (base(replay_void=-1), "replay_void"),
+    (base(disputes="kgs", referee=GNUGO), "disputes"),
+    (base(disputes="play"), "disputes: play needs a referee"),
     (base(player={"command": GNUGO, "timeout": -1}), "player.timeout"),
     (base(player={"label": "x"}), "player.command"),
     (base(opponent=""), "opponent.command"),
