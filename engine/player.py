@@ -291,7 +291,9 @@ class Player:
 
     def _pick(self, board: Board, color: int, dead: list[list[int]], may_pass: bool = True) -> int:
         """The search's choice if the game allows it, else the next most visited allowed move.
-        With dead opponent groups given (cleanup), their liberties come first and no pass.
+        With dead opponent groups given (cleanup), no pass and their liberties first, best first,
+        after the search's choice where that is one of them or takes the last liberty of a group (a
+        throw-in into a seki or an eye is answered before a dead stone elsewhere is taken).
         Without `may_pass`, pass comes last."""
         history = set(self.game.history_hashes())
         children = self.search.root_children()
@@ -300,7 +302,9 @@ class Player:
             order = [m for m in order if m != PASS]
         if dead:
             visits = {c["move"]: c["visits"] for c in children}
-            order = self._cleanup_moves(board, color, dead, visits) + [m for m in order if m != PASS]
+            cleanup = self._cleanup_moves(board, color, dead, visits)
+            best = [m for m in order[:1] if m in cleanup or _takes_a_last_liberty(board, m)]
+            order = [m for m in best + cleanup + order if m != PASS]
         for move in order:
             if self._is_allowed(board, color, move, history):
                 return move
@@ -351,6 +355,11 @@ class Player:
         own = self._ownership(board, FINAL_PLAYOUTS)
         self._scoring_cache = (key, own)
         return own
+
+
+def _takes_a_last_liberty(board: Board, move: int) -> bool:
+    return move >= 0 and any(board.color_at(q) != EMPTY and board.liberties(q) == 1
+                             for q in scoring.neighbours(board, move))
 
 
 def _no_margin() -> dict[int, float]:

@@ -367,6 +367,29 @@ def test_cleanup_captures_dead_stones_before_passing():
     assert player.game.board.color_at(dead) == EMPTY
 
 
+# White wins by its left half, unless Black's D9 D8 capture White's E9 E8 (in atari: E7). B8 is
+# dead, in atari (B9).
+THROW_IN = """
+. . . X O X . . .
+O X O X O X . . .
+. O . . . X . . .
+. . . . O X . . .
+. . . . O X . . .
+. . . . O X . . .
+. . . . O X . . .
+. . . . O X . . .
+. . . . O X . . .
+"""
+
+
+def test_cleanup_answers_an_atari_before_taking_dead_stones():
+    player = make_player(2000)
+    player.game.set_position(Board.from_ascii(THROW_IN, komi=0.5, to_play=WHITE))
+    board = player.game.board
+    assert board.liberties(board.point(8, 4)) == 1 and board.liberties(board.point(7, 1)) == 1
+    assert player.genmove_cleanup(WHITE) == board.point(6, 4)   # E7, not B9 (taking B8) first
+
+
 def test_never_repeats_a_position():
     # Black took the ko at C3 and both passed: White's retake at B3 is legal under simple ko but
     # recreates the start, so the engine must not play it.
