@@ -178,22 +178,18 @@ class GameRunner:
             passes = passes + 1 if vertex == "pass" else 0
             colour = other(colour)
             if passes == 2:
-                if self.cleanup or not self._disputed():
-                    return self._score("cleanup" if self.cleanup else "passes")
+                counts = self._counts()
+                if self.cleanup or not self._disputed(counts):
+                    return self._score("cleanup" if self.cleanup else "passes", counts)
                 self.cleanup, passes = True, 0
-        return self._score("move_limit")
+        return self._score("move_limit", self._counts())
 
-    def _disputed(self) -> bool:
-        """With `disputes: play`: whether the referee's count and an engine's own name different
-        winners; the counts are kept in `dispute`."""
-        if self.task.disputes != "play" or "referee" not in self.engines:
+    def _disputed(self, counts: tuple[str | None, dict]) -> bool:
+        """With `disputes: play`: whether the referee's count and an engine's own (`_counts`) name
+        different winners; if so they are kept in `dispute`."""
+        referee, claims = counts
+        if self.task.disputes != "play" or referee is None:
             return False
-        try:
-            referee = self._call("referee", "final_score").split()[0]
-        except (GtpError, Fault, IndexError) as e:
-            self.notes.append(f"referee could not score: {e}")
-            return False
-        claims = self._engine_results()
         winners = {parse_result(r)[0] for r in (referee, *claims.values()) if parse_result(r)}
         if len(winners) < 2:
             return False
@@ -249,17 +245,17 @@ class GameRunner:
             raise Fault(receiver, "rejected", f"rejected the legal move {colour.upper()} {self.moves[-1]}: {e}")
         return None
 
-    def _score(self, end: str) -> dict:
+    def _score(self, end: str, counts: tuple[str | None, dict]) -> dict:
+        """The game scored by area on the harness's board, the referee's dead stones removed (none
+        after a dispute played out), beside the counts of the referee and the engines (`_counts`)."""
+        referee_result, claims = counts
         dead: list = []
-        referee_result = None
-        if "referee" in self.engines:
+        if "referee" in self.engines and not self.cleanup:
             try:
-                if not self.cleanup:        # after a dispute played out, every stone left is alive
-                    dead = [parse_vertex(v, self.task.board_size)
-                            for v in self._call("referee", "final_status_list dead").split()]
-                referee_result = self._call("referee", "final_score").split()[0]
-            except (GtpError, Fault, ValueError, IndexError) as e:
-                self.notes.append(f"referee could not score: {e}")
+                dead = [parse_vertex(v, self.task.board_size)
+                        for v in self._call("referee", "final_status_list dead").split()]
+            except (GtpError, Fault, ValueError) as e:
+                self.notes.append(f"referee could not list the dead stones: {e}")
         # Chinese rules: White is also compensated one point per handicap stone (as GnuGo counts).
         score = self.position.area_score(dead) - self.task.komi - self.task.handicap
         result = format_result(score)
@@ -268,8 +264,18 @@ class GameRunner:
                 "result_referee": referee_result,
                 "disagreement": referee_result is not None and not same_result(referee_result, result),
                 "dead_stones": sorted(format_vertex(p) for p in dead),
-                "engine_results": self._engine_results(),
+                "engine_results": claims,
                 **({"dispute": self.dispute} if self.dispute else {})}
+
+    def _counts(self) -> tuple[str | None, dict]:
+        """The referee's `final_score` (None without one) and each engine's own (`_engine_results`)."""
+        referee = None
+        if "referee" in self.engines:
+            try:
+                referee = self._call("referee", "final_score").split()[0]
+            except (GtpError, Fault, IndexError) as e:
+                self.notes.append(f"referee could not score: {e}")
+        return referee, self._engine_results()
 
     def _engine_results(self) -> dict:
         """Each engine's own `final_score`, as gogui-twogtp records it ("?" if it has none)."""

@@ -199,7 +199,8 @@ def dat_row(record: dict) -> list[str]:
     end = record.get("end")
     if end in ("passes", "move_limit", "cleanup"):
         results = [record["engine_results"].get("player") or "?",
-                   record["engine_results"].get("opponent") or "?",   # a dispute played out: its result
+                   record["engine_results"].get("opponent") or "?",
+                   # a dispute played out: the result of play stands for the referee's
                    (record["result"] if end == "cleanup" else record.get("result_referee")) or "?"]
     elif record.get("result") and record["result"] != "Void":
         results = [record["result"]] * 3
