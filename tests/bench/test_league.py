@@ -5,6 +5,7 @@ import textwrap
 
 import numpy as np
 import pytest
+import yaml
 
 from bench.league import format_ratings, load_config, main, parse_league
 from bench.matchconfig import ConfigError
@@ -27,7 +28,6 @@ ENGINES = f"""
 
 
 def league(text: str = "", engines: str = ENGINES) -> dict:
-    import yaml
     return yaml.safe_load(textwrap.dedent("board_size: 7\nkomi: 0.5\ngames: 2\n" + text) + textwrap.dedent(engines))
 
 
@@ -122,3 +122,13 @@ def test_the_league_configs_of_the_repository_are_valid_down_to_each_engine_sett
             overrides = [words[i + 1].format(seed=7) for i, w in enumerate(words) if w == "--set"]
             engine_config(None, overrides)
             assert "search.seed=7" in overrides    # seeded per game
+
+
+def test_the_19x19_league_lists_the_pairs_that_all_would_give_with_the_same_sides():
+    path = CONFIGS / "league-19x19.yaml"
+    data = yaml.safe_load(path.read_text())
+    listed = load_config(str(path)).pairs
+    data.pop("pairs")
+    every = parse_league(data, "league-19x19").pairs
+    sides = lambda pair: (pair.player, pair.opponent)
+    assert sorted(listed, key=sides) == sorted(every, key=sides)      # the same sides, seeds and settings
