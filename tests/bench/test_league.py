@@ -2,6 +2,7 @@
 import json
 import shlex
 import textwrap
+from operator import attrgetter
 
 import numpy as np
 import pytest
@@ -130,5 +131,5 @@ def test_the_19x19_league_lists_the_pairs_that_all_would_give_with_the_same_side
     listed = load_config(str(path)).pairs
     data.pop("pairs")
     every = parse_league(data, "league-19x19").pairs
-    sides = lambda pair: (pair.player, pair.opponent)
+    sides = attrgetter("player", "opponent")
     assert sorted(listed, key=sides) == sorted(every, key=sides)      # the same sides, seeds and settings
