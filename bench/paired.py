@@ -36,6 +36,7 @@ class Paired:
     mismatched: int          # numbers whose seed or colour differ: not the same game
     p_value: float           # McNemar's exact test on first_only against second_only
     same_opponent: bool      # each pair's two games name the same opponent command
+    identical: int = 0       # pairs whose two games are move for move the same game
 
 
 def mcnemar_exact(b: int, c: int) -> float:
@@ -62,6 +63,7 @@ def load_games(run_dir: Path, variant: str) -> dict[int, dict]:
 def pair(first: dict[int, dict], second: dict[int, dict]) -> Paired:
     counts = dict(both_won=0, first_only=0, second_only=0, both_lost=0, ties=0, void=0, missing=0, mismatched=0)
     same_opponent = True
+    identical = 0
     for game in sorted(first.keys() | second.keys()):
         a, b = first.get(game), second.get(game)
         if a is None or b is None:
@@ -74,7 +76,9 @@ def pair(first: dict[int, dict], second: dict[int, dict]) -> Paired:
         sa, sb = player_score(a), player_score(b)
         if sa is None or sb is None:
             counts["void"] += 1
-        elif sa > sb:
+            continue
+        identical += bool(a.get("moves")) and a["moves"] == b.get("moves")
+        if sa > sb:
             counts["first_only"] += 1
         elif sb > sa:
             counts["second_only"] += 1
@@ -86,7 +90,7 @@ def pair(first: dict[int, dict], second: dict[int, dict]) -> Paired:
             counts["ties"] += 1
     pairs = counts["both_won"] + counts["first_only"] + counts["second_only"] + counts["both_lost"] + counts["ties"]
     return Paired(pairs=pairs, **counts, p_value=mcnemar_exact(counts["first_only"], counts["second_only"]),
-                  same_opponent=same_opponent)
+                  same_opponent=same_opponent, identical=identical)
 
 
 def run_names(first: Path, second: Path) -> tuple[str, str]:
@@ -105,7 +109,8 @@ def format_paired(name_a: str, name_b: str, p: Paired) -> str:
     lines = [f"{name_a} against {name_b}, game by game: {p.pairs} pairs",
              f"  both won {p.both_won}, only {name_a} won {p.first_only}, only {name_b} won {p.second_only}, "
              f"both lost {p.both_lost}" + (f", equal draws {p.ties}" if p.ties else ""),
-             f"  McNemar exact p = {p.p_value:.2g} ({p.first_only} against {p.second_only} discordant pairs)"]
+             f"  McNemar exact p = {p.p_value:.2g} ({p.first_only} against {p.second_only} discordant pairs)",
+             f"  move for move the same game in {p.identical} of the {p.pairs} pairs"]
     if p.void or p.missing:
         lines.append(f"  left out: {p.void} with a void game, {p.missing} played by one run only")
     if p.mismatched:

@@ -51,6 +51,14 @@ def test_draws_count_half():
     assert (p.first_only, p.second_only, p.void) == (1, 0, 0)
 
 
+def test_pairs_that_are_the_same_game_move_for_move_are_counted(tmp_path, capsys):
+    moves = ["D4", "Q16", "C3"]
+    first = [dict(record(0, "b"), moves=moves), dict(record(1, "w"), moves=moves)]
+    second = [dict(record(0, "b"), moves=moves), dict(record(1, "w"), moves=moves[:2] + ["R4"])]
+    assert main([str(write_run(tmp_path, "a", first)), str(write_run(tmp_path, "b", second))]) == 0
+    assert "move for move the same game in 1 of the 2 pairs" in capsys.readouterr().out
+
+
 def test_different_opponents_are_flagged(tmp_path, capsys):
     a = write_run(tmp_path, "a", [record(0, "b")])
     b = write_run(tmp_path, "b", [record(0, "w", opponent="other")])
