@@ -34,9 +34,9 @@ class Paired:
     void: int                # numbers with a void game in either run
     missing: int             # numbers only one run has played
     mismatched: int          # numbers whose seed or colour differ: not the same game
+    identical: int           # pairs whose two games are move for move the same game
     p_value: float           # McNemar's exact test on first_only against second_only
     same_opponent: bool      # each pair's two games name the same opponent command
-    identical: int = 0       # pairs whose two games are move for move the same game
 
 
 def mcnemar_exact(b: int, c: int) -> float:
@@ -61,9 +61,9 @@ def load_games(run_dir: Path, variant: str) -> dict[int, dict]:
 
 
 def pair(first: dict[int, dict], second: dict[int, dict]) -> Paired:
-    counts = dict(both_won=0, first_only=0, second_only=0, both_lost=0, ties=0, void=0, missing=0, mismatched=0)
+    counts = dict(both_won=0, first_only=0, second_only=0, both_lost=0, ties=0, void=0, missing=0, mismatched=0,
+                  identical=0)
     same_opponent = True
-    identical = 0
     for game in sorted(first.keys() | second.keys()):
         a, b = first.get(game), second.get(game)
         if a is None or b is None:
@@ -77,7 +77,7 @@ def pair(first: dict[int, dict], second: dict[int, dict]) -> Paired:
         if sa is None or sb is None:
             counts["void"] += 1
             continue
-        identical += bool(a.get("moves")) and a["moves"] == b.get("moves")
+        counts["identical"] += bool(a.get("moves")) and a["moves"] == b.get("moves")
         if sa > sb:
             counts["first_only"] += 1
         elif sb > sa:
@@ -90,7 +90,7 @@ def pair(first: dict[int, dict], second: dict[int, dict]) -> Paired:
             counts["ties"] += 1
     pairs = counts["both_won"] + counts["first_only"] + counts["second_only"] + counts["both_lost"] + counts["ties"]
     return Paired(pairs=pairs, **counts, p_value=mcnemar_exact(counts["first_only"], counts["second_only"]),
-                  same_opponent=same_opponent, identical=identical)
+                  same_opponent=same_opponent)
 
 
 def run_names(first: Path, second: Path) -> tuple[str, str]:
