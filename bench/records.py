@@ -1,17 +1,33 @@
-"""Where a benchmark's records go, and the commit they were measured at.
+"""Records: where a bench writes, what a run folder holds, and the provenance every record carries.
 
-Every record is a folder `bench/results/<bench>/<slug>/`: the bench that made it (`match`, `predict`,
-`speed`, `rules`, `tactics`, `fbt-runs`) and a short name for the run; the full configuration stays
-inside the record's files. bench/results/README.md indexes the folders and bench/RESULTS.md cites them.
+Every record is a folder `bench/results/<bench>/<slug>/` (`match`, `league`, `speed`, `predict`, `tactics`,
+`regress`, `rules`, `scorecheck`, `spt-study`, `pbn-trends`, `fbt-runs`) holding
+
+    run.json        the run: bench, slug, config, and one provenance entry per invocation (a resumed run
+                    has several): date, command, commit, dirty flag, machine, load average
+    games.jsonl     one JSON object per line, appended as items finish (games, positions, problems);
+                    what a resumed run trusts
+    summary.json    the run's figures, as the results page reads them
+    summary.txt     the same for a reader
+    *.png           its plots
+
+This module is the only one that writes run.json or asks git for the commit. Derived files (SGFs, gogui
+`.dat` tables) are written on demand from the records (`python -m bench.sgf`).
 """
 from __future__ import annotations
 
+import datetime
+import json
 import os
+import platform
 import re
 import subprocess
+import sys
 from pathlib import Path
+from typing import Any, Iterable, Iterator, Mapping
 
-RESULTS = Path(__file__).resolve().parent / "results"
+ROOT = Path(__file__).resolve().parent.parent
+RESULTS = ROOT / "bench" / "results"
 SLUG_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.+-]*$")
 
 
@@ -23,15 +39,166 @@ def results_folder(bench: str, slug: str) -> Path:
     return RESULTS / bench / slug
 
 
-def git_commit() -> str:
-    """The commit of this code, with `+changes` when the work tree differs (read-only git calls)."""
+# -- provenance ---------------------------------------------------------------------------------------------
+
+def _git(*args: str, timeout: float = 30) -> str:
     env = {**os.environ, "GIT_OPTIONAL_LOCKS": "0"}
-    where = Path(__file__).resolve().parent
+    return subprocess.run(["git", *args], capture_output=True, text=True, timeout=timeout, cwd=ROOT,
+                          env=env).stdout.strip()
+
+
+def git_state() -> tuple[str, bool]:
+    """The commit of this code (12 hex digits, or "unknown") and whether the work tree differs from it."""
     try:
-        head = subprocess.run(["git", "rev-parse", "--short=12", "HEAD"], capture_output=True, text=True,
-                              timeout=10, cwd=where, env=env).stdout.strip()
-        changed = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"],
-                                 capture_output=True, text=True, timeout=30, cwd=where, env=env).stdout.strip()
-        return (head + ("+changes" if changed else "")) or "unknown"
+        head = _git("rev-parse", "--short=12", "HEAD")
+        dirty = bool(_git("status", "--porcelain", "--untracked-files=no"))
+        return (head or "unknown"), dirty
     except (OSError, subprocess.SubprocessError):
-        return "unknown"
+        return "unknown", False
+
+
+def git_commit() -> str:
+    """The commit as one label: `abc123def456`, with `+changes` when the work tree differs."""
+    commit, dirty = git_state()
+    return commit + ("+changes" if dirty else "")
+
+
+def machine() -> dict[str, Any]:
+    """The machine a figure was measured on, spelled one way for every bench."""
+    return {"host": platform.node(), "platform": platform.platform(),
+            "processor": platform.processor() or platform.machine(), "cpus": os.cpu_count(),
+            "python": platform.python_version()}
+
+
+def load_average() -> list[float] | None:
+    """The 1, 5 and 15 minute load averages, where the system has them."""
+    try:
+        return [round(x, 2) for x in os.getloadavg()]
+    except (AttributeError, OSError):
+        return None
+
+
+def provenance(argv: Iterable[str] | None = None, command: str | None = None) -> dict[str, Any]:
+    """One invocation's provenance: date, command, commit, dirty flag, machine, load average.
+
+    `command` is the whole command line (`python -m bench.X ...`); without it, `argv` (sys.argv by
+    default) is joined behind `python -m <the running module>`."""
+    if command is None:
+        args = list(sys.argv[1:] if argv is None else argv)
+        module = sys.modules["__main__"].__spec__
+        head = f"python -m {module.name.removesuffix('.__main__')}" if module else "python"
+        command = " ".join([head, *args])
+    commit, dirty = git_state()
+    return {"date": datetime.datetime.now().isoformat(sep=" ", timespec="seconds"), "command": command,
+            "commit": commit, "dirty": dirty, "machine": machine(), "load": load_average()}
+
+
+# -- run.json -----------------------------------------------------------------------------------------------
+
+def read_run(folder: Path) -> dict[str, Any]:
+    """A record's run.json, or {} where it has none yet."""
+    path = Path(folder) / "run.json"
+    return json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
+
+
+def start_run(folder: Path, bench: str, config: Mapping[str, Any], *, argv: Iterable[str] | None = None,
+              command: str | None = None, **extra: Any) -> dict[str, Any]:
+    """Make `folder` and add this invocation to its run.json (created on the first); returns the run.
+
+    `config` is the run's whole configuration; `extra` keys (engines probed, settings a resume must
+    match) are stored beside it and replace earlier values."""
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    run = read_run(folder)
+    entry = provenance(argv, command)
+    run.setdefault("bench", bench)
+    run.setdefault("slug", folder.name)
+    run["config"] = config
+    run.update(extra)
+    run.setdefault("invocations", []).append(entry)
+    write_json(folder / "run.json", run)
+    return run
+
+
+def commits(run: Mapping[str, Any]) -> list[str]:
+    """The commits a run was measured at, oldest first, without repeats."""
+    seen: list[str] = []
+    for inv in run.get("invocations", []):
+        c = inv.get("commit")
+        if c and c not in seen:
+            seen.append(c)
+    return seen
+
+
+# -- items, one per line ------------------------------------------------------------------------------------
+
+def append_jsonl(path: Path, item: Mapping[str, Any]) -> None:
+    """Append one item and make it durable before returning (a resume trusts every whole line)."""
+    with open(path, "a", encoding="utf-8") as f:
+        f.write(json.dumps(item, separators=(",", ":")) + "\n")
+        f.flush()
+        os.fsync(f.fileno())
+
+
+def read_jsonl(path: Path) -> list[dict[str, Any]]:
+    """Every whole line of a JSONL file; a torn last line (a run killed mid-write) is dropped and
+    cut from the file, so the next append starts on a line of its own. A missing file is empty."""
+    path = Path(path)
+    if not path.exists():
+        return []
+    items, good = [], []
+    for line in path.read_text(encoding="utf-8").splitlines(keepends=True):
+        try:
+            items.append(json.loads(line))
+            good.append(line if line.endswith("\n") else line + "\n")
+        except json.JSONDecodeError:
+            if line.strip():
+                print(f"{path}: dropped a torn line ({len(line)} characters)", file=sys.stderr)
+    text = "".join(good)
+    if text != path.read_text(encoding="utf-8"):
+        path.write_text(text, encoding="utf-8")
+    return items
+
+
+def iter_jsonl(path: Path) -> Iterator[dict[str, Any]]:
+    """The items of a JSONL file without rewriting it (for readers of finished records)."""
+    with open(path, encoding="utf-8") as f:
+        for line in f:
+            if line.strip():
+                try:
+                    yield json.loads(line)
+                except json.JSONDecodeError:
+                    return
+
+
+# -- summaries and plots ------------------------------------------------------------------------------------
+
+def write_json(path: Path, data: Any) -> None:
+    Path(path).write_text(json.dumps(data, indent=1, default=str) + "\n", encoding="utf-8")
+
+
+def write_summary(folder: Path, summary: Mapping[str, Any], text: str) -> None:
+    """summary.json (what the results page reads) and summary.txt (the same for a reader)."""
+    write_json(Path(folder) / "summary.json", summary)
+    Path(folder, "summary.txt").write_text(text.rstrip("\n") + "\n", encoding="utf-8")
+
+
+def read_summary(folder: Path) -> dict[str, Any]:
+    return json.loads(Path(folder, "summary.json").read_text(encoding="utf-8"))
+
+
+def figure(width: float = 6.0, height: float = 4.0):
+    """A matplotlib figure and axes drawn off screen (Agg), the one way benches start a plot."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    return plt.subplots(figsize=(width, height))
+
+
+def save_plot(fig, path: Path, dpi: int = 80) -> Path:
+    """Save and close a plot; one resolution for every bench keeps records small."""
+    import matplotlib.pyplot as plt
+    fig.tight_layout()
+    fig.savefig(path, dpi=dpi)
+    plt.close(fig)
+    return Path(path)

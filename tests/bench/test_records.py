@@ -23,3 +23,28 @@ def test_the_commit_is_read_from_git():
                           cwd=Path(__file__).parent).stdout.strip()
     commit = git_commit()
     assert head.startswith(commit.removesuffix("+changes")) and len(commit.removesuffix("+changes")) == 12
+
+
+def test_a_run_keeps_one_provenance_entry_per_invocation(tmp_path):
+    from bench.records import commits, read_run, start_run
+    start_run(tmp_path / "r", "match", {"games": 2}, command="python -m bench.match a.yaml")
+    run = start_run(tmp_path / "r", "match", {"games": 4}, command="python -m bench.match a.yaml --games 4")
+    assert read_run(tmp_path / "r") == run
+    assert run["bench"] == "match" and run["slug"] == "r" and run["config"] == {"games": 4}
+    assert [i["command"] for i in run["invocations"]] == ["python -m bench.match a.yaml",
+                                                           "python -m bench.match a.yaml --games 4"]
+    entry = run["invocations"][0]
+    assert set(entry) == {"date", "command", "commit", "dirty", "machine", "load"}
+    assert set(entry["machine"]) == {"host", "platform", "processor", "cpus", "python"}
+    assert commits(run) == [entry["commit"]]
+
+
+def test_a_torn_last_line_is_dropped_and_cut_so_appends_stay_whole(tmp_path):
+    from bench.records import append_jsonl, read_jsonl
+    path = tmp_path / "games.jsonl"
+    append_jsonl(path, {"game": 0})
+    with open(path, "a") as f:
+        f.write('{"game": 1, "mov')
+    assert read_jsonl(path) == [{"game": 0}]
+    append_jsonl(path, {"game": 2})
+    assert read_jsonl(path) == [{"game": 0}, {"game": 2}]
