@@ -23,7 +23,7 @@ from pathlib import Path
 
 from bench.game import same_result
 from bench.gtpclient import EngineFault, GtpEngine, GtpError
-from bench.match import read_games
+from bench.match import RunError, read_games
 from bench.records import RESULTS, git_commit, results_folder
 
 OURS = "gtp.cli"         # how a recorded engine command names our engine
@@ -149,7 +149,7 @@ def main(argv: list[str] | None = None) -> int:
                 games = finished_games(run_dir)
                 for record in games[:args.max_games or None]:
                     checks.append(check_game(engine, run_dir.name, record))
-    except (EngineFault, GtpError) as e:
+    except (EngineFault, GtpError, RunError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
     print(format_table(checks))

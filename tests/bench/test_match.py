@@ -296,6 +296,13 @@ def test_variants_plays_only_the_named_variants_and_a_later_run_plays_the_rest(t
     assert main([str(config), "--out", str(out), "--no-progress"]) == 0
     played = [(r["variant"], r["game"]) for r in records(out)]
     assert sorted(played) == [("one", 0), ("one", 1), ("two", 0), ("two", 1)]   # two's games not replayed
+    # Each line leaves out what the run shares; the variant that came later joined game_common.
+    common = json.loads((out / "run.json").read_text())["game_common"]
+    assert set(common["player_command"]) == {"one", "two"} and common["board_size"] == 5
+    lines = [json.loads(line) for line in (out / "games.jsonl").read_text().splitlines()]
+    assert not any({"player_command", "opponent_command", "referee_command", "board_size", "run"} & set(line)
+                   for line in lines)
+    assert all(isinstance(line["moves"], str) and isinstance(line["times"], str) for line in lines)
 
 
 def test_games_option_plays_that_many_in_place_of_the_configs_and_a_later_run_the_rest(tmp_path, capsys):
