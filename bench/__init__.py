@@ -2,16 +2,17 @@
 
 Engines are driven only through GTP subprocesses, ours included. Results go under `bench/results/<bench>/<slug>/`.
 
-- `records`     where a record goes (`results_folder`) and the commit it was measured at
+- `records`     where a record goes (`results_folder`), run.json and its provenance, JSONL, summaries, plots
 - `gtpclient`    a GTP subprocess with timeouts and restarts
 - `stats`        Wilson intervals and Elo differences
 - `gameclock`    a timed game's settings and each side's clock (absolute, Japanese byo-yomi, Canadian)
 - `matchconfig`  match configuration: engines, variants, board, games, time; validated
 - `position`     the harness's own board, the judge of legality
 - `game`         one game between two engines, scored and cross-checked with a referee
-- `sgfout`       one SGF per game
 - `report`       summary table, gogui-twogtp `.dat` file, win-rate plot
-- `match`        config-driven matches between GTP engines, on a process pool or a Dask cluster
+- `match`        config-driven matches between GTP engines, on a process pool or a Dask cluster; their compact
+                 game records
+- `sgf`          a match game as SGF, and `python -m bench.sgf`, which writes a run's SGFs from its records
 - `league`       round robins between any engines on the match harness, rated by `ratings` (Bradley-Terry Elo)
 - `paired`       two match runs against the same opponent, compared game by game
 - `scorecheck`   our `final_score` against GnuGo's on finished match games

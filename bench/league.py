@@ -2,8 +2,8 @@
 
     python -m bench.league configs/league-9x9.yaml [--jobs N] [--scheduler ADDRESS] [--out DIR] [--rate-only]
 
-Every pair of engines plays `games` games as one bench.match run (the same SGF, .dat and games.jsonl
-records, resumed the same way, on a process pool or a Dask cluster). The engines are any GTP commands:
+Every pair of engines plays `games` games as one bench.match run (the same run.json, games.jsonl and
+.dat records, resumed the same way, on a process pool or a Dask cluster). The engines are any GTP commands:
 Tesuji with each prior or none, GnuGo at several levels, other programs. An engine with `handicap: N`
 takes Black with N stones in every game it plays (at its own `komi`, default 0.5), so that "GnuGo 10
 with 3 stones" is rated beside the others; two handicapped engines do not meet. An engine with
@@ -35,27 +35,31 @@ engines:                    # name (letters, digits, . _ + -) plus a match engin
 pairs: all                  # or a list: [[fbt, gnugo-10], ...]
 ```
 
-The run folder holds one bench.match folder per pair (`<a>-vs-<b>/`), and `ratings.txt`, `ratings.json`
-and `ratings.png`.
+The run folder holds one bench.match folder per pair (`<a>-vs-<b>/`; `python -m bench.sgf` on it or on
+the league folder writes the games' SGFs), the league's run.json (its config and invocations,
+bench.records), and the ratings: summary.txt, summary.json (ratings, the points table, and `figures`:
+each engine's Elo with its interval, keyed by the engine's name, and each pair's score rate, keyed
+`<a>-vs-<b>`) and ratings.png.
 """
 from __future__ import annotations
 
 import itertools
-import json
+import math
 import sys
 import textwrap
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from bench import report
-from bench.match import (RunError, has_pending, parse_run_arguments, planned_games, read_records, run_arguments,
+from bench.match import (RunError, has_pending, parse_run_arguments, planned_games, read_games, run_arguments,
                          run_match)
 from bench.matchconfig import NAME_RE, ConfigError, MatchConfig, _int, load_yaml_config, parse_config
 from bench.ratings import Ratings, fit
-from bench.records import results_folder
+from bench.records import figure, results_folder, save_plot, start_run, write_summary
+from bench.stats import wilson_interval
 
 SHARED_KEYS = ("board_size", "komi", "games", "seed", "jobs", "max_moves", "fault_result", "replay_void",
                "disputes", "referee")
@@ -87,6 +91,7 @@ class LeagueConfig:
     anchor: str
     pairs: tuple[Pair, ...]
     source: str = ""
+    raw: dict = field(default_factory=dict, compare=False)   # the YAML mapping, for run.json
 
     @property
     def names(self) -> list[str]:
@@ -122,7 +127,7 @@ def parse_league(data: Any, default_name: str = "league", source: str = "") -> L
     for i, entry in enumerate(entries):    # every engine checked on its own, so that errors name it
         _match(entry, entry, shared, "check", f"engines[{i}]")
     pairs = tuple(_pair(entries[a], entries[b], shared, name) for a, b in _pair_indices(data.get("pairs", "all"), entries))
-    return LeagueConfig(name, entries, anchor, pairs, source)
+    return LeagueConfig(name, entries, anchor, pairs, source, data)
 
 
 def _entries(items: Any) -> tuple[Entry, ...]:
@@ -203,7 +208,7 @@ def points_table(cfg: LeagueConfig, run_dir: Path) -> tuple[np.ndarray, np.ndarr
     draws = np.zeros_like(points)
     for pair in cfg.pairs:
         i, j = names.index(pair.player), names.index(pair.opponent)
-        records = read_records(_pair_dir(run_dir, pair) / "games.jsonl").values()
+        records = read_games(_pair_dir(run_dir, pair)).values()
         planned = planned_games(pair.match, records)
         for record in records:
             score = report.player_score(record)
@@ -249,11 +254,8 @@ def format_ratings(cfg: LeagueConfig, ratings: Ratings, points: np.ndarray, draw
 
 
 def plot(path: Path, ratings: Ratings, title: str) -> None:
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
     rows = list(reversed(ratings.ratings))
-    fig, ax = plt.subplots(figsize=(7, 0.5 * len(rows) + 1.5))
+    fig, ax = figure(7, 0.5 * len(rows) + 1.5)
     ys = range(len(rows))
     ax.errorbar([r.elo for r in rows], ys, xerr=[[r.elo - r.low for r in rows], [r.high - r.elo for r in rows]],
                 fmt="o", capsize=4)
@@ -261,13 +263,34 @@ def plot(path: Path, ratings: Ratings, title: str) -> None:
     ax.axvline(0, color="grey", lw=0.8, ls="--")
     ax.set_xlabel(f"Elo (Bradley-Terry, {ratings.anchor} = 0), 95% interval")
     ax.set_title(textwrap.fill(title, 90), fontsize=9)   # a long league title wraps, never clips
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
+    save_plot(fig, path)
+
+
+def figures(cfg: LeagueConfig, ratings: Ratings, points: np.ndarray, draws: np.ndarray) -> list[dict]:
+    """summary.json's `figures`: each engine's Elo, then each pair's score rate for its player."""
+    out = [{"key": r.name, "label": f"{r.name}: Bradley-Terry Elo, {ratings.anchor} at 0", "value": r.elo,
+            "low": r.low, "high": r.high, "n": round(r.games), "unit": "Elo",
+            "text": f"{r.elo:+.0f} [{r.low:+.0f}, {r.high:+.0f}], {r.games:.0f} games"}
+           for r in ratings.ratings]
+    names = cfg.names
+    for pair in cfg.pairs:
+        i, j = names.index(pair.player), names.index(pair.opponent)
+        n = points[i, j] + points[j, i]
+        d = draws[i, j]
+        wins, losses = points[i, j] - d / 2, points[j, i] - d / 2
+        low, high = wilson_interval(points[i, j], int(n))
+        text = f"{wins:.0f}-{losses:.0f}-{d:.0f} of {n:.0f}"
+        if n:
+            text += f", {100 * points[i, j] / n:.1f}% [{100 * low:.1f}, {100 * high:.1f}]"
+        out.append({"key": f"{pair.player}-vs-{pair.opponent}", "label": f"{pair.player} against {pair.opponent}",
+                    "value": points[i, j] / n if n else None, "low": low if n else None,
+                    "high": high if n else None, "n": int(n), "unit": "win rate", "text": text})
+    return out
 
 
 def write_ratings(cfg: LeagueConfig, run_dir: Path) -> str | None:
-    """Rate the games the league holds and write ratings.txt/.json/.png; None while no game links them."""
+    """Rate the games the league holds and write summary.txt/.json and ratings.png; None while no game
+    links them."""
     points, draws = points_table(cfg, run_dir)
     try:
         ratings = fit(cfg.names, points, cfg.anchor)
@@ -275,13 +298,18 @@ def write_ratings(cfg: LeagueConfig, run_dir: Path) -> str | None:
         return f"no ratings yet: {e}"
     text = format_ratings(cfg, ratings, points, draws)
     run_dir.mkdir(parents=True, exist_ok=True)
-    (run_dir / "ratings.txt").write_text(text + "\n", encoding="utf-8")
-    (run_dir / "ratings.json").write_text(json.dumps({
+    write_summary(run_dir, {
         "name": cfg.name, "anchor": cfg.anchor, "regularised": ratings.regularised,
-        "ratings": [vars(r) for r in ratings.ratings], "engines": cfg.names,
-        "points": points.tolist(), "draws": draws.tolist()}, indent=2) + "\n")
+        "ratings": [_finite(vars(r)) for r in ratings.ratings], "engines": cfg.names,
+        "points": points.tolist(), "draws": draws.tolist(),
+        "figures": [_finite(f) for f in figures(cfg, ratings, points, draws)]}, text)
     plot(run_dir / "ratings.png", ratings, text.splitlines()[0])
     return text
+
+
+def _finite(item: dict) -> dict:
+    """NaN and infinities as strings, as JSON has neither."""
+    return {k: str(v) if isinstance(v, float) and not math.isfinite(v) else v for k, v in item.items()}
 
 
 # -- running --------------------------------------------------------------------------------------
@@ -290,9 +318,13 @@ def run_league(cfg: LeagueConfig, run_dir: Path, jobs: int | None = None, schedu
                progress: bool = True, argv: list[str] | None = None) -> str | None:
     """Play what every pair still lacks, one pair after another, rating after each; a finished pair's
     folder is left as it is (no engines started, no invocation added)."""
+    started = False
     for pair in cfg.pairs:
         folder = _pair_dir(run_dir, pair)
         if has_pending(pair.match, folder):
+            if not started:
+                start_run(run_dir, "league", cfg.raw, command=" ".join(argv or sys.argv))
+                started = True
             run_match(pair.match, folder, jobs=jobs, scheduler=scheduler, progress=progress, argv=argv)
             write_ratings(cfg, run_dir)
         print((folder / "summary.txt").read_text(encoding="utf-8"), flush=True)

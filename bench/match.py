@@ -7,14 +7,30 @@ Every variant of the player plays `games` games against the opponent (see bench.
 `time:` section the games are played on the clock (bench.game, bench.gameclock).
 Games run in parallel through a concurrent.futures executor: a local process pool of --jobs
 workers, or a Dask distributed cluster with --scheduler ADDRESS (its workers need this package and
-the engines' commands). The run folder (default bench/results/match/<name>/) gets:
+the engines' commands). The run folder (default bench/results/match/<name>/, see bench.records) gets:
 
-    run.json              config, command, commit, host, engines' names and versions, dates
-    games.jsonl           one record per game, appended as games finish (see bench.game)
-    <variant>-<n>.sgf     every game, with the true result and the time of each move
+    run.json              bench.records' run (config, one provenance entry per invocation), plus
+                          `settings` (what a resume must match), `engines` (each engine's name, version,
+                          label and command, as probed) and `game_common` (below)
+    games.jsonl           one line per game, appended as games finish (below)
     <variant>.dat         gogui-twogtp results table, from the player's (-black) point of view
-    summary.txt/.json     the table printed at the end; winrate.png, the plot
+    summary.txt/.json     the table printed at the end, and its `figures`; winrate.png, the plot
     run.lock              while the run lasts: its flock, and the process holding it
+
+SGF files are derived from the records: `python -m bench.sgf RUN_DIR` (bench.sgf).
+
+games.jsonl is compact: a line holds one game record of bench.game without what the whole run shares.
+`read_games` is the one reader; it gives every game back as bench.game's record:
+- a key missing from the line is taken from run.json's `game_common` (run, board_size, komi, handicap,
+  host, and the commands), then from GAME_DEFAULTS (null, false, [] and the like); a line's own value
+  always wins, so a game that differs from the rest (another host, say) keeps its own;
+- `player_command`, `opponent_command` and `referee_command` in `game_common` are the config's commands
+  with `{seed}` and `{game}` filled in per game (`player_command` maps each variant to its command);
+- `moves` is one space-separated string ("F3 F5 pass"), or a list where a move is not one word (an
+  engine's reply that was not a vertex);
+- `times` is one space-separated string of whole centiseconds, each move's wall time ("103 4 91"),
+  which is what an SGF shows; `player_seconds`, `opponent_seconds`, `seconds` and the CPU times keep
+  their milliseconds.
 
 One run at a time per folder: a second run on a folder in use exits at once (status 2) naming the
 process that holds it. The lock is the kernel's (flock), so a crashed or killed run leaves none.
@@ -38,14 +54,11 @@ import contextlib
 import dataclasses
 import fcntl
 import faulthandler
-import json
 import multiprocessing
 import os
-import platform
 import signal
 import socket
 import sys
-import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator, Sequence
@@ -55,9 +68,8 @@ from tqdm import tqdm
 from bench import report
 from bench.game import GameTask, play_game
 from bench.gtpclient import EngineFault, GtpEngine, GtpError
-from bench.matchconfig import ConfigError, EngineSpec, MatchConfig, load_config
-from bench.records import git_commit
-from bench.sgfout import game_sgf
+from bench.matchconfig import ConfigError, EngineSpec, MatchConfig, fill, load_config
+from bench.records import append_jsonl, iter_jsonl, read_jsonl, read_run, start_run, write_summary
 
 # Keys whose change makes earlier games of a run folder incomparable with new ones.
 RESUME_KEYS = ("board_size", "komi", "handicap", "alternate", "move_limit", "seed", "fault_result")
@@ -166,36 +178,79 @@ def check_resume(old: dict, new: dict, run_dir: Path) -> None:
                            f"the config says {value!r}; use another --out")
 
 
-def parse_records(text: str) -> tuple[dict[tuple[str, int], dict], list[str], int]:
-    """The game records of a games.jsonl text keyed by (variant, game), the lines they came from, and
-    the number of unreadable lines (a line cut short by a kill, say), which are left out."""
-    records: dict[tuple[str, int], dict] = {}
-    good, bad = [], 0
-    for line in text.splitlines():
-        if not line.strip():
-            continue
+# -- games.jsonl: the compact game records (see the module docstring) -------------------------------
+
+GAME_DEFAULTS: dict[str, Any] = {
+    "alternated": False, "handicap": 0, "handicap_stones": [], "referee_command": None, "reason": None,
+    "fault": None, "score": None, "result_referee": None, "disagreement": False, "dead_stones": [],
+    "engine_results": {"player": "?", "opponent": "?"}, "notes": []}
+COMMAND_KEYS = ("player_command", "opponent_command", "referee_command")
+
+
+def game_common(cfg: MatchConfig) -> dict[str, Any]:
+    """What every game of a run shares, kept once in run.json."""
+    return {"run": cfg.name, "board_size": cfg.board_size, "komi": cfg.komi, "handicap": cfg.handicap,
+            "host": socket.gethostname(),
+            "player_command": {v.name: v.player.command for v in cfg.variants},
+            "opponent_command": cfg.opponent.command,
+            "referee_command": cfg.referee.command if cfg.referee else None}
+
+
+def _shared(common: dict[str, Any], variant: str, seed: int, game: int) -> dict[str, Any]:
+    """GAME_DEFAULTS under `common`, its command templates filled in for one game."""
+    shared = {**GAME_DEFAULTS, **common}
+    for key in COMMAND_KEYS:
+        template = shared.get(key)
+        if isinstance(template, dict):          # player_command: one per variant
+            template = template.get(variant)
+            if template is None:
+                del shared[key]
+                continue
+        if template is not None:
+            shared[key] = fill(template, seed, game)
+    return shared
+
+
+def compact_game(record: dict[str, Any], common: dict[str, Any]) -> dict[str, Any]:
+    """A game record as its games.jsonl line: what `common` and GAME_DEFAULTS give dropped, moves and
+    times as strings."""
+    shared = _shared(common, record["variant"], record["seed"], record["game"])
+    line = {k: v for k, v in record.items() if k not in shared or shared[k] != v}
+    moves = line.get("moves")
+    if isinstance(moves, list) and all(m and len(m.split()) == 1 and m == m.strip() for m in moves):
+        line["moves"] = " ".join(moves)
+    if isinstance(line.get("times"), list):
+        line["times"] = " ".join(str(round(float(f"{t:.2f}") * 100)) for t in line["times"])
+    return line
+
+
+def expand_game(line: dict[str, Any], common: dict[str, Any]) -> dict[str, Any]:
+    """The game record of a games.jsonl line (the inverse of compact_game, times to the centisecond)."""
+    record = {**_shared(common, line["variant"], line["seed"], line["game"]), **line}
+    if isinstance(record.get("moves"), str):
+        record["moves"] = record["moves"].split()
+    if isinstance(record.get("times"), str):
+        record["times"] = [int(cs) / 100 for cs in record["times"].split()]
+    return record
+
+
+def read_games(run_dir: Path, repair: bool = False) -> dict[tuple[str, int], dict]:
+    """The games of a run folder keyed by (variant, game), as bench.game's records.
+
+    With `repair` (a run about to resume) a line cut short by a kill is dropped from the file, so the
+    game is played again and the next line starts on a line of its own; without it the file is only
+    read, and a line still being written is left out."""
+    run_dir = Path(run_dir)
+    path = run_dir / "games.jsonl"
+    lines = read_jsonl(path) if repair else (iter_jsonl(path) if path.exists() else [])
+    common = read_run(run_dir).get("game_common", {})
+    games = {}
+    for line in lines:
         try:
-            record = json.loads(line)
-            records[(record["variant"], int(record["game"]))] = record
-            good.append(line)
-        except (ValueError, KeyError, TypeError):
-            bad += 1
-    return records, good, bad
-
-
-def read_records(path: Path) -> dict[tuple[str, int], dict]:
-    """Games already played, keyed by (variant, game).
-
-    A line cut short by a kill (or otherwise unreadable) is dropped from the file, so that the
-    game is played again and the next record starts on a line of its own."""
-    if not path.exists():
-        return {}
-    records, good, bad = parse_records(path.read_text(encoding="utf-8"))
-    if bad or not path.read_bytes().endswith(b"\n"):
-        print(f"warning: {path}: {bad} unreadable line(s) dropped; those games will be played again",
-              file=sys.stderr)
-        path.write_text("".join(line + "\n" for line in good), encoding="utf-8")
-    return records
+            games[(line["variant"], int(line["game"]))] = expand_game(line, common)
+        except (KeyError, TypeError, ValueError) as e:
+            raise RunError(f"{path}: a game line without {e} ({str(line)[:80]})") from None
+    return games
 
 
 def planned_games(cfg: MatchConfig, records: Iterable[dict]) -> int:
@@ -219,27 +274,25 @@ class Run:
         self.records_path = run_dir / "games.jsonl"
         self.records: dict[tuple[str, int], dict] = {}
         self.info: dict[str, EngineInfo] = {}
+        self.common: dict[str, Any] = {}     # run.json's game_common
         self.started = ""                   # the first invocation's date: the .dat files' Date
 
     def prepare(self, argv: list[str]) -> None:
-        self.dir.mkdir(parents=True, exist_ok=True)
-        meta_path = self.dir / "run.json"
-        meta = json.loads(meta_path.read_text()) if meta_path.exists() else {}
-        if meta:
-            check_resume(meta.get("settings", {}), settings(self.cfg), self.dir)
-        self.records = read_records(self.records_path)
+        old = read_run(self.dir)
+        if old:
+            check_resume(old.get("settings", {}), settings(self.cfg), self.dir)
+        self.records = read_games(self.dir, repair=True)
         self._probe_engines()
-        now = time.strftime("%Y-%m-%d %H:%M:%S")
-        self.started = meta.setdefault("started", now)
-        meta.setdefault("invocations", []).append(
-            {"date": now, "command": " ".join(argv), "config": self.cfg.source,
-             "commit": git_commit(), "games_already_played": len(self.records)})
-        meta.update({
-            "name": self.cfg.name, "config": self.cfg.raw, "settings": settings(self.cfg),
-            "host": socket.gethostname(), "machine": f"{platform.platform()}, {os.cpu_count()} CPUs",
-            "python": sys.version.split()[0],
-            "engines": {k: vars(v) for k, v in self.info.items()}})
-        meta_path.write_text(json.dumps(meta, indent=2, default=str) + "\n")
+        common = old.get("game_common") or game_common(self.cfg)
+        played = {v for v, _ in self.records}
+        for v in self.cfg.variants:         # a variant new to the folder: its command joins the rest
+            if v.name not in played:
+                common["player_command"][v.name] = v.player.command
+        run = start_run(self.dir, "match", self.cfg.raw, command=" ".join(argv),
+                        invocation={"games_already_played": len(self.records)}, settings=settings(self.cfg),
+                        engines={k: vars(v) for k, v in self.info.items()}, game_common=common)
+        self.common = common
+        self.started = run["invocations"][0]["date"]
 
     def _probe_engines(self) -> None:
         for v in self.cfg.variants:
@@ -267,17 +320,10 @@ class Run:
                 if i < planned[v] and (v, i) not in self.records]
 
     def add(self, record: dict) -> None:
-        """Keep a finished game: its SGF, then its line in games.jsonl (what resume trusts)."""
-        player = self.info[f"player:{record['variant']}"].label
-        opponent = self.info["opponent"].label
-        black, white = (opponent, player) if record["alternated"] else (player, opponent)
-        sgf_path = self.dir / f"{record['variant']}-{record['game']}.sgf"
-        sgf_path.write_bytes(game_sgf(record, black, white))
-        with open(self.records_path, "a", encoding="utf-8") as f:
-            f.write(json.dumps(record) + "\n")
-            f.flush()
-            os.fsync(f.fileno())
-        self.records[(record["variant"], record["game"])] = record
+        """Keep a finished game: its line in games.jsonl (what resume trusts)."""
+        line = compact_game(record, self.common)
+        append_jsonl(self.records_path, line)
+        self.records[(record["variant"], record["game"])] = expand_game(line, self.common)
 
     def variant_records(self, name: str) -> list[dict]:
         planned = self.planned_games(name)
@@ -288,13 +334,17 @@ class Run:
                 for v in self.cfg.variants]
 
     def title(self) -> str:
+        return f"{self.setting()}, {self.cfg.games} games per variant"
+
+    def setting(self) -> str:
+        """Who plays whom, on what board, komi, handicap and clock."""
         cfg = self.cfg
         first = self.info[f"player:{cfg.variants[0].name}"]
         player = first.label if len(cfg.variants) == 1 else (cfg.player.label or first.name)
         handicap = f", handicap {cfg.handicap}" if cfg.handicap else ""
         timed = f", {cfg.time.describe()}" if cfg.time else ""
         return (f"{player} vs {self.info['opponent'].label}: {cfg.board_size}x"
-                f"{cfg.board_size}, komi {cfg.komi:g}{handicap}{timed}, {cfg.games} games per variant")
+                f"{cfg.board_size}, komi {cfg.komi:g}{handicap}{timed}")
 
     def score_line(self) -> str:
         parts = []
@@ -306,10 +356,8 @@ class Run:
     def write_reports(self, with_plot: bool = True) -> str:
         summaries = self.summaries()
         table = report.format_table(summaries, self.title())
-        (self.dir / "summary.txt").write_text(table + "\n", encoding="utf-8")
-        (self.dir / "summary.json").write_text(json.dumps(
-            {"title": self.title(), "variants": [report.summary_dict(s) for s in summaries]},
-            indent=2) + "\n")
+        write_summary(self.dir, {"title": self.title(), "variants": [report.summary_dict(s) for s in summaries],
+                                 "figures": [report.figure_dict(s, self.setting()) for s in summaries]}, table)
         for v in self.cfg.variants:
             report.write_dat(self.dir / f"{v.name}.dat", self.variant_records(v.name),
                              self._dat_header(v.name))
@@ -452,8 +500,7 @@ def _replays(run: Run, variant: str, running: Iterable[GameTask]) -> list[GameTa
 def has_pending(cfg: MatchConfig, run_dir: Path) -> bool:
     """Whether the run folder still lacks games of `cfg`; nothing is locked, probed or written."""
     run = Run(cfg, run_dir)
-    if run.records_path.exists():
-        run.records = parse_records(run.records_path.read_text(encoding="utf-8"))[0]
+    run.records = read_games(run_dir)
     return bool(run.pending())
 
 
@@ -530,7 +577,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.games is not None:
         if args.games < 1:
             parser.error("--games must be at least 1")
-        cfg = dataclasses.replace(cfg, games=args.games)
+        cfg = dataclasses.replace(cfg, games=args.games, raw={**cfg.raw, "games": args.games})
     run_dir = Path(args.out) if args.out else cfg.run_dir
     _stacks_on_sigusr1()
     command = ["python", "-m", "bench.match"] + (sys.argv[1:] if argv is None else list(argv))

@@ -71,10 +71,10 @@ class EngineSpec:
     timeout: float = 60.0        # seconds allowed for any one command
 
     def command_for(self, seed: int, game: int) -> str:
-        return _fill(self.command, seed, game)
+        return fill(self.command, seed, game)
 
     def setup_for(self, seed: int, game: int) -> list[str]:
-        return [_fill(line, seed, game) for line in self.setup]
+        return [fill(line, seed, game) for line in self.setup]
 
 
 @dataclass(frozen=True)
@@ -131,7 +131,8 @@ class MatchConfig:
         return self.alternate and game % 2 == 1
 
 
-def _fill(text: str, seed: int, game: int) -> str:
+def fill(text: str, seed: int, game: int) -> str:
+    """A command or setup line with `{seed}` and `{game}` filled in."""
     return text.replace("{seed}", str(seed)).replace("{game}", str(game))
 
 

@@ -19,7 +19,7 @@ import sys
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from bench.match import parse_records
+from bench.match import RunError, read_games
 from bench.report import player_score
 
 
@@ -53,11 +53,10 @@ def mcnemar_exact(b: int, c: int) -> float:
 def load_games(run_dir: Path, variant: str) -> dict[int, dict]:
     """One run's games of a variant by number (read only: a line a running match is still writing is
     left out, not repaired)."""
-    path = run_dir / "games.jsonl"
-    if not path.is_file():
-        raise FileNotFoundError(f"{path}: no games.jsonl (is {run_dir} a bench.match output directory?)")
-    records, _, _ = parse_records(path.read_text(encoding="utf-8"))
-    return {game: record for (v, game), record in records.items() if v == variant}
+    if not (run_dir / "games.jsonl").is_file():
+        raise FileNotFoundError(f"{run_dir / 'games.jsonl'}: no games.jsonl (is {run_dir} a bench.match "
+                                f"output directory?)")
+    return {game: record for (v, game), record in read_games(run_dir).items() if v == variant}
 
 
 def pair(first: dict[int, dict], second: dict[int, dict]) -> Paired:
@@ -132,7 +131,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         result = pair(load_games(args.first, args.variant),
                       load_games(args.second, args.second_variant or args.variant))
-    except (OSError, ValueError, KeyError) as e:
+    except (OSError, ValueError, KeyError, RunError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
     if args.json:

@@ -102,15 +102,17 @@ def read_run(folder: Path) -> dict[str, Any]:
 
 
 def start_run(folder: Path, bench: str, config: Mapping[str, Any], *, argv: Iterable[str] | None = None,
-              command: str | None = None, **extra: Any) -> dict[str, Any]:
+              command: str | None = None, invocation: Mapping[str, Any] | None = None,
+              **extra: Any) -> dict[str, Any]:
     """Make `folder` and add this invocation to its run.json (created on the first); returns the run.
 
     `config` is the run's whole configuration; `extra` keys (engines probed, settings a resume must
-    match) are stored beside it and replace earlier values."""
+    match) are stored beside it and replace earlier values; `invocation` keys (the games a resumed run
+    already held, say) join this invocation's provenance entry."""
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
     run = read_run(folder)
-    entry = provenance(argv, command)
+    entry = {**provenance(argv, command), **(invocation or {})}
     run.setdefault("bench", bench)
     run.setdefault("slug", folder.name)
     run["config"] = config
@@ -187,12 +189,13 @@ def read_summary(folder: Path) -> dict[str, Any]:
     return json.loads(Path(folder, "summary.json").read_text(encoding="utf-8"))
 
 
-def figure(width: float = 6.0, height: float = 4.0):
-    """A matplotlib figure and axes drawn off screen (Agg), the one way benches start a plot."""
+def figure(width: float = 6.0, height: float = 4.0, ncols: int = 1):
+    """A matplotlib figure and axes drawn off screen (Agg), the one way benches start a plot; with
+    `ncols` > 1, a row of that many axes (an array)."""
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-    return plt.subplots(figsize=(width, height))
+    return plt.subplots(1, ncols, figsize=(width, height))
 
 
 def save_plot(fig, path: Path, dpi: int = 80) -> Path:

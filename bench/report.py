@@ -14,6 +14,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Iterable
 
+from bench.records import figure, save_plot
 from bench.stats import elo_interval, wilson_interval
 
 DAT_KEYS = ("Black", "BlackCommand", "BlackLabel", "BlackVersion", "Date", "Host", "Komi", "Referee",
@@ -183,6 +184,18 @@ def summary_dict(summary: VariantSummary) -> dict:
     return out
 
 
+def figure_dict(summary: VariantSummary, label: str) -> dict:
+    """The variant's entry of summary.json's `figures`: the player's score rate with its Wilson interval."""
+    s = summary
+    n = s.games - s.void
+    text = f"{s.wins}-{s.losses}-{s.draws} of {n}"
+    if n:
+        text += f", {100 * s.win_rate:.1f}% [{100 * s.win_low:.1f}, {100 * s.win_high:.1f}]"
+    return {"key": s.variant, "label": label, "value": s.win_rate if n else None,
+            "low": s.win_low if n else None, "high": s.win_high if n else None, "n": n,
+            "unit": "win rate", "text": text}
+
+
 # -- gogui-twogtp .dat ---------------------------------------------------------------------------
 
 def invert_result(result: str) -> str:
@@ -268,35 +281,30 @@ def read_dat(path: str | Path) -> tuple[dict, list[dict]]:
 
 def plot(path: str | Path, summaries: list[VariantSummary], title: str = "") -> None:
     """Win rate with its 95% interval per variant, and against playouts when variants sweep them."""
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
     shown = [s for s in summaries if not math.isnan(s.win_rate)]
     sweep = sorted((s for s in shown if s.playouts), key=lambda s: s.playouts)
     panels = 2 if len(sweep) >= 2 else 1
-    fig, axes = plt.subplots(1, panels, figsize=(5.5 * panels, 4), squeeze=False)
-    ax = axes[0][0]
+    fig, axes = figure(5.5 * panels, 4, ncols=panels)
+    axes = list(axes) if panels > 1 else [axes]
+    ax = axes[0]
     xs = range(len(shown))
     _errorbars(ax, list(xs), shown)
     ax.set_xticks(list(xs), [s.variant for s in shown], rotation=30 if len(shown) > 4 else 0)
     ax.set_xlim(-0.5, max(len(shown), 1) - 0.5)
     ax.set_xlabel("variant")
     if panels == 2:
-        ax = axes[0][1]
+        ax = axes[1]
         _errorbars(ax, [s.playouts for s in sweep], sweep, line=True)
         ax.set_xscale("log")
         ax.set_xlabel("playouts per move")
-    for ax in axes[0]:
+    for ax in axes:
         ax.axhline(0.5, color="grey", linestyle="--", linewidth=1)
         ax.set_ylim(0, 1)
         ax.set_ylabel("player win rate (95% Wilson interval)")
         ax.grid(alpha=0.3)
     if title:
         fig.suptitle(title)
-    fig.tight_layout()
-    fig.savefig(path, dpi=100)
-    plt.close(fig)
+    save_plot(fig, path)
 
 
 def _errorbars(ax, xs: list, summaries: list[VariantSummary], line: bool = False) -> None:

@@ -23,7 +23,7 @@ from pathlib import Path
 
 from bench.game import same_result
 from bench.gtpclient import EngineFault, GtpEngine, GtpError
-from bench.match import parse_records
+from bench.match import RunError, read_games
 from bench.records import RESULTS, git_commit, results_folder
 
 OURS = "gtp.cli"         # how a recorded engine command names our engine
@@ -51,11 +51,7 @@ class Check:
 
 def finished_games(run_dir: Path) -> list[dict]:
     """The games of a run folder that ended by two passes with a referee's score, in game order."""
-    path = run_dir / "games.jsonl"
-    if not path.exists():
-        return []
-    records = parse_records(path.read_text(encoding="utf-8"))[0]
-    return [r for _, r in sorted(records.items())
+    return [r for _, r in sorted(read_games(run_dir).items())
             if r.get("end") == "passes" and r.get("result_referee")]
 
 
@@ -153,7 +149,7 @@ def main(argv: list[str] | None = None) -> int:
                 games = finished_games(run_dir)
                 for record in games[:args.max_games or None]:
                     checks.append(check_game(engine, run_dir.name, record))
-    except (EngineFault, GtpError) as e:
+    except (EngineFault, GtpError, RunError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
     print(format_table(checks))

@@ -9,6 +9,9 @@ import pytest
 import yaml
 
 from bench.league import format_ratings, load_config, main, parse_league
+from bench.match import read_games
+from bench.records import read_run, read_summary
+from bench.sgf import main as sgf_main
 from bench.matchconfig import ConfigError
 from bench.ratings import fit
 from tests.bench.test_matchconfig import CONFIGS
@@ -93,25 +96,35 @@ def test_a_short_real_league_rates_every_engine_and_resumes(tmp_path, capsys):
     out = tmp_path / "run"
     assert main([str(config), "--out", str(out), "--no-progress"]) == 0
     for pair in ("a-vs-b", "b-h2-vs-a", "b-h2-vs-b"):
-        games = [json.loads(line) for line in (out / pair / "games.jsonl").read_text().splitlines()]
+        games = list(read_games(out / pair).values())
         assert len(games) == 2 and all(g["result"] != "Void" for g in games)
         assert (out / pair / "main.dat").exists()
-    handicap_games = [json.loads(line) for line in (out / "b-h2-vs-a" / "games.jsonl").read_text().splitlines()]
+        assert read_run(out / pair)["bench"] == "match"
+    handicap_games = read_games(out / "b-h2-vs-a").values()
     assert all(g["handicap"] == 2 and g["player_colour"] == "b" for g in handicap_games)
-    rated = json.loads((out / "ratings.json").read_text())
+    rated = read_summary(out)
     assert {r["name"] for r in rated["ratings"]} == {"a", "b", "b-h2"}
     assert next(r for r in rated["ratings"] if r["name"] == "a")["elo"] == 0
     points = rated["points"]
     assert sum(map(sum, points)) == 6                        # every game's point, and no more
+    figures = {f["key"]: f for f in rated["figures"]}
+    assert set(figures) == {"a", "b", "b-h2", "a-vs-b", "b-h2-vs-a", "b-h2-vs-b"}
+    assert figures["a"]["unit"] == "Elo" and figures["a-vs-b"]["n"] == 2
+    assert figures["a-vs-b"]["value"] == points[0][1] / 2
     assert (out / "ratings.png").stat().st_size > 0
+    league = read_run(out)
+    assert league["bench"] == "league" and len(league["invocations"]) == 1 and league["config"]["anchor"] == "a"
     assert "League tiny" in capsys.readouterr().out
     before = {name: (out / "a-vs-b" / name).read_text() for name in ("games.jsonl", "run.json", "main.dat")}
-    started = json.loads(before["run.json"])["started"]
+    started = json.loads(before["run.json"])["invocations"][0]["date"]
     assert f"# Date: {started}\n" in before["main.dat"]        # the .dat's Date is when the run began
     assert main([str(config), "--out", str(out), "--no-progress"]) == 0    # resumes: nothing to play
     assert {name: (out / "a-vs-b" / name).read_text() for name in before} == before   # finished pairs untouched
+    assert len(read_run(out)["invocations"]) == 1                           # nor the league's run.json
     assert main([str(config), "--out", str(out), "--rate-only"]) == 0
-    assert (out / "ratings.txt").read_text().splitlines()[0] in capsys.readouterr().out
+    assert (out / "summary.txt").read_text().splitlines()[0] in capsys.readouterr().out
+    assert sgf_main([str(out), "--out", str(tmp_path / "sgf")]) == 0         # every pair's SGFs
+    assert len(list((tmp_path / "sgf").glob("*/main-*.sgf"))) == 6
 
 
 @pytest.mark.parametrize("path", sorted(CONFIGS.glob("league-*.yaml")), ids=lambda p: p.name)

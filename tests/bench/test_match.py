@@ -14,9 +14,10 @@ from sgfmill import boards, common, sgf
 
 from bench.game import GameTask, play_game
 from bench.gameclock import TimeSettings
-from bench.match import LOCK_NAME, RunError, locked, main, run_match
+from bench.match import LOCK_NAME, RunError, locked, main, read_games, run_match
 from bench.matchconfig import EngineSpec, load_config
 from bench.report import read_dat
+from bench.sgf import main as sgf_main
 from tests.polling import wait_until
 
 GNUGO = "/usr/games/gnugo --mode gtp --level 1 --chinese-rules"
@@ -46,7 +47,13 @@ def gnugo_pair(name, games, more=""):
 
 
 def records(run_dir):
-    return [json.loads(line) for line in (run_dir / "games.jsonl").read_text().splitlines()]
+    return list(read_games(run_dir).values())
+
+
+def sgf_root(run_dir, name):
+    """The root node of a game's SGF, as `python -m bench.sgf` writes it from the records."""
+    assert sgf_main([str(run_dir), "--games", name.rpartition("-")[2], "--out", str(run_dir / "sgf")]) == 0
+    return sgf.Sgf_game.from_bytes((run_dir / "sgf" / f"{name}.sgf").read_bytes())
 
 
 def test_a_gnugo_match_writes_every_output_with_correct_tallies(tmp_path, capsys):
@@ -78,7 +85,7 @@ def test_a_gnugo_match_writes_every_output_with_correct_tallies(tmp_path, capsys
     # SGFs: players, komi, the true result and one timed node per move.
     wins = 0
     for r in games:
-        game = sgf.Sgf_game.from_bytes((out / f"main-{r['game']}.sgf").read_bytes())
+        game = sgf_root(out, f"main-{r['game']}")
         root = game.get_root()
         black, white = ("GnuGo-O", "GnuGo-P") if r["alternated"] else ("GnuGo-P", "GnuGo-O")
         assert (root.get("PB"), root.get("PW"), root.get("KM"), root.get("SZ")) == (black, white, 0.5, 5)
@@ -98,6 +105,11 @@ def test_a_gnugo_match_writes_every_output_with_correct_tallies(tmp_path, capsys
     assert (out / "winrate.png").read_bytes()[:4] == b"\x89PNG"
     meta = json.loads((out / "run.json").read_text())
     assert meta["engines"]["opponent"]["version"] == "3.8" and meta["config"]["games"] == 4
+    assert (meta["bench"], meta["slug"]) == ("match", "run") and meta["invocations"][0]["commit"]
+    assert not list(out.glob("*.sgf"))                                   # SGFs are derived, not written
+    figure = json.loads((out / "summary.json").read_text())["figures"][0]
+    assert (figure["key"], figure["n"], figure["unit"]) == ("main", 4, "win rate")
+    assert figure["text"].startswith(f"{wins}-{4 - wins}-0 of 4, {100 * wins / 4:.1f}% [")
 
 
 def test_crash_hang_and_illegal_moves_are_recorded_and_the_run_goes_on(tmp_path):
@@ -145,7 +157,7 @@ def test_crash_hang_and_illegal_moves_are_recorded_and_the_run_goes_on(tmp_path)
     assert (summaries["illegal"].faults, summaries["illegal"].illegal, summaries["illegal"].losses) == (0, 1, 2)
     _, rows = read_dat(tmp_path / "run" / "hang.dat")
     assert rows[0]["ERR"] == "1" and "timeout" in rows[0]["ERR_MSG"] and rows[1]["ERR"] == "0"
-    root = sgf.Sgf_game.from_bytes((tmp_path / "run" / "crash-0.sgf").read_bytes()).get_root()
+    root = sgf_root(tmp_path / "run", "crash-0").get_root()
     assert root.get("RE") == "Void" and "Fault: player crash" in root.get("C")
 
 
@@ -284,6 +296,13 @@ def test_variants_plays_only_the_named_variants_and_a_later_run_plays_the_rest(t
     assert main([str(config), "--out", str(out), "--no-progress"]) == 0
     played = [(r["variant"], r["game"]) for r in records(out)]
     assert sorted(played) == [("one", 0), ("one", 1), ("two", 0), ("two", 1)]   # two's games not replayed
+    # Each line leaves out what the run shares; the variant that came later joined game_common.
+    common = json.loads((out / "run.json").read_text())["game_common"]
+    assert set(common["player_command"]) == {"one", "two"} and common["board_size"] == 5
+    lines = [json.loads(line) for line in (out / "games.jsonl").read_text().splitlines()]
+    assert not any({"player_command", "opponent_command", "referee_command", "board_size", "run"} & set(line)
+                   for line in lines)
+    assert all(isinstance(line["moves"], str) and isinstance(line["times"], str) for line in lines)
 
 
 def test_games_option_plays_that_many_in_place_of_the_configs_and_a_later_run_the_rest(tmp_path, capsys):
@@ -558,7 +577,7 @@ def test_timed_games_send_the_clock_and_a_slow_engine_loses_on_time(tmp_path):
     genmoves = [i for i, line in enumerate(lines) if line.startswith("genmove")]
     assert genmoves and all(lines[i - 1].startswith("time_left b ") for i in genmoves)
     assert lines[genmoves[0] - 1] == "time_left b 2 0"
-    assert sgf.Sgf_game.from_bytes((out / "slow-0.sgf").read_bytes()).get_root().get("RE") == "W+T"
+    assert sgf_root(out, "slow-0").get_root().get("RE") == "W+T"
     summary = (out / "summary.txt").read_text()
     assert "2 s sudden death" in summary and "lost on time" in summary
     assert json.loads((out / "summary.json").read_text())["variants"][1]["clock"]["player"]["lost_on_time"] == 1

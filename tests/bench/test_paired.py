@@ -4,7 +4,8 @@ import math
 import pytest
 
 from bench.paired import load_games, main, mcnemar_exact, pair
-from bench.records import results_folder
+from bench.match import compact_game
+from bench.records import append_jsonl, results_folder
 
 
 def record(game: int, winner: str | None, colour: str = "b", seed: int | None = None,
@@ -18,7 +19,8 @@ def record(game: int, winner: str | None, colour: str = "b", seed: int | None = 
 def write_run(tmp_path, name: str, records: list[dict]):
     run = tmp_path / name
     run.mkdir()
-    (run / "games.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records))
+    for r in records:
+        append_jsonl(run / "games.jsonl", compact_game(r, {}))
     return run
 
 

@@ -4,12 +4,13 @@ import json
 import pytest
 
 from bench import records
+from bench.match import compact_game
 from bench.scorecheck import Check, finished_games, format_table, main, recorded_claim
 from tests.gtp.test_gnugo_game import TWO_PASS_MOVES
 
 
 def record(game: int, **fields) -> dict:
-    base = {"variant": "main", "game": game, "board_size": 9, "komi": 7.0, "handicap_stones": [],
+    base = {"variant": "main", "game": game, "seed": game + 1, "board_size": 9, "komi": 7.0, "handicap_stones": [],
             "moves": [v.upper() for v in TWO_PASS_MOVES[1::2]], "end": "passes",
             "result_referee": "W+4.0", "dead_stones": ["A3", "A4", "B4"],
             "player_command": "/usr/games/gnugo --mode gtp", "opponent_command": "python -m gtp.cli gtp",
@@ -17,9 +18,10 @@ def record(game: int, **fields) -> dict:
     return {**base, **fields}
 
 
-def write_run(path, records) -> None:
+def write_run(path, games) -> None:
     path.mkdir()
-    (path / "games.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records))
+    for game in games:
+        records.append_jsonl(path / "games.jsonl", compact_game(game, {}))
 
 
 def test_only_games_ended_by_passes_and_refereed_are_checked(tmp_path):
