@@ -205,16 +205,36 @@ def engine_depends(root: Path, command: str) -> list[str]:
     return deps
 
 
-def derived_depends(root: Path, record: str) -> list[str]:
-    """What a record's figures depend on: its bench's code, and the prior and model of every Tesuji engine
-    (or every model file) its config names."""
+def tesuji_commands(config: Mapping[str, Any], keys: set[str]) -> list[str]:
+    """The command lines of the Tesuji engines behind the figures `keys`: a match's player with the
+    variant a key names (and its opponent), a league's engines a key names (`A-vs-B` names both); where no
+    key names one, every Tesuji command line in the config."""
+    player = str((config.get("player") or {}).get("command", ""))
+    variants = [v for v in config.get("variants") or [] if isinstance(v, Mapping)]
+    engines = [e for e in config.get("engines") or [] if isinstance(e, Mapping)]
+    if player:
+        chosen = [v for v in variants if v.get("name") in keys] or variants or [{}]
+        commands = [f"{player} {v.get('args', '')}" for v in chosen]
+        commands.append(str((config.get("opponent") or {}).get("command", "")))
+    elif engines:
+        names = keys | {side for k in keys for side in k.split("-vs-")}
+        chosen = [e for e in engines if e.get("name") in names] or engines
+        commands = [str(e.get("command", "")) for e in chosen]
+    else:
+        commands = list(_strings(config))
+    return [c for c in commands if TESUJI_RE.search(c)]
+
+
+def derived_depends(root: Path, record: str, keys: set[str]) -> list[str]:
+    """What a record's figures `keys` depend on: its bench's code, and the preset, prior and model of the
+    Tesuji engines that played them (or of the model files in the repository its config names)."""
     run, _ = _record(root, record)
-    bench = record.split("/")[0]
-    deps = list(BENCH_DEPENDS.get(bench, ("engine/",)))
-    for text in _strings(run.get("config", {})):
-        if TESUJI_RE.search(text):
-            deps += engine_depends(root, text)
-        elif text.endswith(".npz") and text.startswith("priors/models/"):
+    config = run.get("config") or {}
+    deps = list(BENCH_DEPENDS.get(record.split("/")[0], ("engine/",)))
+    for command in tesuji_commands(config, keys):
+        deps += engine_depends(root, command)
+    for text in _strings(config):
+        if text.startswith("priors/models/") and text.endswith(".npz") and not TESUJI_RE.search(text):
             deps.append(text)
             kind = _model_kind(root / text)
             if kind:
@@ -268,14 +288,15 @@ class Git:
         return self._cached(("changed", commit, tuple(paths)), compute) if paths else []
 
     def model_changed(self, commit: str, path: str) -> str | None:
-        """Why the model file `path` differs from the one at `commit` (arrays only), or None."""
+        """How the model file `path` differs from the one at `commit` (arrays only): `changed since`,
+        `absent at` or `gone since`; None where the arrays are the same."""
         def compute():
             shown = self._run("show", f"{commit}:{path}", text=False)
             if shown.returncode:
-                return f"{path} not in the tree at {commit[:7]}"
+                return "absent at"
             if not (self.root / path).exists():
-                return f"{path} no longer in the tree"
-            return None if _same_arrays(shown.stdout, self.root / path) else f"{path} changed"
+                return "gone since"
+            return None if _same_arrays(shown.stdout, self.root / path) else "changed since"
         return self._cached(("model", commit, path), compute)
 
 
@@ -287,6 +308,23 @@ def _same_arrays(old: bytes, path: Path) -> bool:
 
 
 # -- rows ---------------------------------------------------------------------------------------------------
+
+def _is_model(dep: str) -> bool:
+    return dep.partition("@")[0].endswith(".npz")
+
+
+def depends(root: Path, q: Question) -> list[str]:
+    """The paths a question's figures depend on: declared in the table, else derived from the records.
+
+    A model file may be declared as `PATH@COMMIT`: the file as committed at COMMIT is the one measured
+    (a record made on a model file before it was committed)."""
+    if q.depends is not None:
+        return list(q.depends)
+    keys: dict[str, set[str]] = {}
+    for f in q.figures:
+        keys.setdefault(f.record, set()).add(f.key)
+    return list(dict.fromkeys(d for record, k in keys.items() for d in derived_depends(root, record, k)))
+
 
 def status(root: Path, git: Git | None, q: Question) -> str:
     """`current`, or `**stale**: why`; None for git means the comparison is skipped."""
@@ -304,13 +342,14 @@ def status(root: Path, git: Git | None, q: Question) -> str:
     known = [c for c in commits if c not in unknown]
     if known:
         earliest = max(known, key=git.behind)
-        depends = q.depends if q.depends is not None else list(
-            dict.fromkeys(d for r in records for d in derived_depends(root, r)))
-        paths = git.changed(earliest, [d for d in depends if not d.endswith(".npz")])
-        changed = [", ".join(paths) + " changed"] if paths else []
-        changed += [why for d in depends if d.endswith(".npz") and (why := git.model_changed(earliest, d))]
-        if changed:
-            reasons.append(", ".join(changed) + f" since {earliest[:7]}")
+        changed = git.changed(earliest, [d for d in depends(root, q) if not _is_model(d)])
+        why = [", ".join(changed) + f" changed since {earliest[:7]}"] if changed else []
+        for dep in filter(_is_model, depends(root, q)):
+            path, _, since = dep.partition("@")
+            how = git.model_changed(since or earliest, path)
+            why += [f"{path} {how} {(since or earliest)[:7]}"] if how else []
+        if why:
+            reasons.append(", ".join(why))
     return "**stale**: " + "; ".join(reasons) if reasons else "current"
 
 
@@ -346,7 +385,7 @@ def row(root: Path, page: Path, git: Git | None, q: Question) -> str:
 
 
 def table(root: Path, page: Path, git: Git | None, questions: Sequence[Question], name: str) -> str:
-    chosen = [q for q in questions if (q.headline if name == HEADLINE else q.table == name)]
+    chosen = [q for q in questions if q.table == name or (name == HEADLINE and q.headline)]
     if not chosen:
         raise ResultsError(f"{root / page}: block {name!r}: no question in {TABLE} has table {name!r}")
     return HEADER + "".join(row(root, page, git, q) for q in chosen)

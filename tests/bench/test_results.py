@@ -23,6 +23,10 @@ questions:
       - {figure: "league/l19#none", label: no prior}
     command: python -m bench.league bench/configs/league/19x19.yaml
     note: tuned on these seeds
+  - table: strength
+    question: 19x19, no prior
+    figures: match/priors#none
+    command: python -m bench.match bench/configs/match/priors-19x19.yaml --variants none
   - table: prediction
     question: fbt top-1
     figures: predict/kgs#fbt/top1
@@ -95,6 +99,10 @@ def repo(tmp_path):
     record(root, "league/l19", [first], [fig("fbt", 519.1, None, 350.7, 687.5, "Elo"),
                                         fig("none", -318.1, None, -503.4, -132.8, "Elo")],
            {"engines": {"none": "python -m gtp.cli gtp --config configs/none.yaml"}})
+    record(root, "match/priors", [first], [fig("none", 0.1, "4-36"), fig("fbt", 0.9, "36-4")],
+           {"player": {"command": "python -m gtp.cli gtp --set search.seed={seed}"},
+            "variants": [{"name": "none", "args": "--config configs/none.yaml"},
+                         {"name": "fbt", "args": "--preset fbt"}]})
     record(root, "predict/kgs", [first], [fig("fbt/top1", 0.41291, None, 0.41014, 0.41578, "top-1")])
     commit(root, "the records")
     return root
@@ -161,8 +169,9 @@ def test_the_prior_of_the_default_engine_is_read_from_the_config(repo):
     r = rows(repo)
     assert "priors/fbt/ changed" in r["9x9, the default engine, against GnuGo"][-1]
     assert r["fbt top-1"][-1].startswith("**stale**: priors/fbt/ changed")
-    # the league's one Tesuji plays configs/none.yaml: no prior
+    # the league's one Tesuji and the match's variant `none` play configs/none.yaml: no prior
     assert r["19x19 league (tuned on these seeds)"][-1] == "current"
+    assert r["19x19, no prior"][-1] == "current"
 
 
 def test_a_model_goes_stale_only_when_its_arrays_change(repo):
@@ -174,6 +183,21 @@ def test_a_model_goes_stale_only_when_its_arrays_change(repo):
     commit(repo, "a new model")
     generate(repo)
     assert rows(repo)["fbt top-1"][-1].startswith("**stale**: priors/models/fbt.npz changed since ")
+
+
+def test_a_model_measured_before_it_was_committed_is_compared_from_its_commit(repo):
+    save_model(repo / "priors/models/fbt.npz", np.arange(4.0) + 1, "shipped after the record")
+    shipped = commit(repo, "ship the measured model")
+    generate(repo)
+    assert rows(repo)["fbt top-1"][-1].startswith("**stale**: priors/models/fbt.npz changed since ")
+    table = (repo / "bench/results.yaml").read_text()
+    (repo / "bench/results.yaml").write_text(table.replace("priors/models/fbt.npz]", f"priors/models/fbt.npz@{shipped[:7]}]"))
+    generate(repo)
+    assert rows(repo)["fbt top-1"][-1] == "current"
+    save_model(repo / "priors/models/fbt.npz", np.arange(4.0) + 2, "retrained")
+    commit(repo, "another model")
+    generate(repo)
+    assert rows(repo)["fbt top-1"][-1] == f"**stale**: priors/models/fbt.npz changed since {shipped[:7]}"
 
 
 def test_uncommitted_changes_and_unknown_commits_are_stale(repo):
