@@ -143,6 +143,12 @@ def test_the_tables_are_rendered_from_the_records(repo):
     assert headline["9x9, the default engine, against GnuGo"][2] == "[match/default-9x9](bench/results/match/default-9x9/)"
 
 
+def test_a_record_of_many_invocations_shows_its_first_and_last_commit(repo):
+    record(repo, "match/default-9x9", [f"{i:x}" * 12 for i in range(1, 6)], [fig("main", 0.958, "189-6-5")])
+    generate(repo)
+    assert rows(repo)["9x9, the default engine, against GnuGo"][3] == "1111111 to 5555555 (5 commits)"
+
+
 def test_a_figure_goes_stale_when_the_code_it_depends_on_changes(repo):
     write(repo, "engine/search.pyx", "playouts = 2\n")
     commit(repo, "faster search")
