@@ -359,7 +359,7 @@ def figure_text(entry: Mapping[str, Any]) -> str:
         return str(entry["text"])
     value, low, high = entry.get("value"), entry.get("low"), entry.get("high")
     unit = entry.get("unit", "")
-    percent = unit in ("win rate", "top-1", "fraction")
+    percent = unit in ("win rate", "share", "rate") or unit.startswith("top-")
     fmt = (lambda x: f"{100 * x:.1f}%") if percent else (lambda x: f"{x:,.4g}")
     text = fmt(value) if value is not None else "?"
     if low is not None and high is not None:
@@ -418,12 +418,14 @@ def run(root: Path, check: bool) -> int:
               file=sys.stderr)
         git = None
     questions = load_questions(root)
+    texts = {page: (root / page).read_text(encoding="utf-8") for page in PAGES if (root / page).exists()}
+    blocks = {m.group(2) for text in texts.values() for m in BLOCK_RE.finditer(text)}
+    for q in questions:
+        if q.table not in blocks:
+            raise ResultsError(f"{root / TABLE}: question {q.question!r}: no page has a block for table {q.table!r}")
     failed = False
-    for page in PAGES:
+    for page, text in texts.items():
         path = root / page
-        if not path.exists():
-            continue
-        text = path.read_text(encoding="utf-8")
         new = render(root, page, text, git, questions)
         if not check:
             if new != text:

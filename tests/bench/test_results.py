@@ -271,3 +271,6 @@ def test_bad_input_is_an_error_naming_the_file_and_key(repo, capsys):
     write(repo, "bench/results.yaml", QUESTIONS.replace("    headline: true", "    headlines: true"))
     assert generate(repo) == 2
     assert "question 1: unknown keys ['headlines']" in capsys.readouterr().err
+    write(repo, "bench/results.yaml", QUESTIONS.replace("table: prediction", "table: predictions"))
+    assert generate(repo) == 2
+    assert "question 'fbt top-1': no page has a block for table 'predictions'" in capsys.readouterr().err
