@@ -50,11 +50,12 @@ UNCHECKED = "(not checked: shallow clone)"
 # The code each bench's figures depend on, before the priors a record's engines use.
 BENCH_DEPENDS = {
     "match": ("engine/", "gtp/"), "league": ("engine/", "gtp/"), "regress": ("engine/", "gtp/"),
-    "scorecheck": ("engine/", "gtp/"), "speed": ("engine/",), "tactics": ("engine/tactics/", "engine/board.pyx"),
+    "scorecheck": ("engine/", "gtp/"), "speed": ("engine/",),
+    "tactics": ("engine/tactics/", "engine/board.pyx", "engine/board.pxd", "gtp/tactics_commands.py"),
     "rules": ("engine/board.pyx", "engine/board.pxd"), "predict": ("engine/board.pyx", "engine/board.pxd"),
 }
 QUESTION_KEYS = {"table", "question", "figures", "command", "depends", "note", "headline"}
-TESUJI_RE = re.compile(r"(?:-m gtp(?:\.cli)?|tesuji) gtp\b")
+TESUJI_RE = re.compile(r"(?:-m gtp(?:\.cli)?(?: gtp)?|\btesuji gtp)(?=\s|$)")     # a Tesuji engine's command
 
 
 class ResultsError(Exception):

@@ -149,6 +149,17 @@ def test_a_record_of_many_invocations_shows_its_first_and_last_commit(repo):
     assert rows(repo)["9x9, the default engine, against GnuGo"][3] == "1111111 to 5555555 (5 commits)"
 
 
+@pytest.mark.parametrize("command, depends", [
+    ("python -m gtp.cli gtp --set search.n_threads=1", ["priors/fbt/", "priors/models/fbt.npz"]),
+    ("python -m gtp --preset none", ["configs/none.yaml"]),
+    ("tesuji gtp --config configs/none.yaml --set prior.name=mm --set prior.model=priors/models/mm.npz",
+     ["configs/none.yaml", "priors/mm/", "priors/models/mm.npz"]),
+])
+def test_the_prior_of_an_engine_is_read_from_its_command_line(repo, command, depends):
+    assert results.TESUJI_RE.search(command)
+    assert results.engine_depends(repo, command) == depends
+
+
 def test_a_figure_goes_stale_when_the_code_it_depends_on_changes(repo):
     write(repo, "engine/search.pyx", "playouts = 2\n")
     commit(repo, "faster search")
