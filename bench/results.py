@@ -380,7 +380,8 @@ def row(root: Path, page: Path, git: Git | None, q: Question) -> str:
     link = os.path.relpath(root / RESULTS, (root / page).parent)
     records_cell = ", ".join(f"[{r}]({link}/{r}/)" for r in records)
     commits = list(dict.fromkeys(str(i["commit"])[:7] for r in records for i in invocations(root, r)))
-    commits_cell = ", ".join(commits) if len(commits) <= 3 else f"{commits[0]} to {commits[-1]} ({len(commits)} commits)"
+    commits_cell = (", ".join(commits) if len(commits) <= 3
+                    else f"{commits[0]} to {commits[-1]} ({len(commits)} commits)")
     question = q.question + (f" ({q.note})" if q.note else "")
     cells = [question, figures, records_cell, commits_cell, f"`{q.command}`", status(root, git, q)]
     return "| " + " | ".join(_cell(c) for c in cells) + " |\n"

@@ -33,7 +33,8 @@ questions:
     command: python -m bench.predict priors/models/fbt.npz --name kgs
     depends: [priors/fbt/, priors/models/fbt.npz]
 """
-PAGE = "# Results\n\n<!-- results: strength -->\n<!-- /results -->\n\ntext\n\n<!-- results: prediction -->\n<!-- /results -->\n"
+PAGE = ("# Results\n\n<!-- results: strength -->\n<!-- /results -->\n\ntext\n\n"
+        "<!-- results: prediction -->\n<!-- /results -->\n")
 README = "# Readme\n\n<!-- results: headline -->\n<!-- /results -->\n"
 
 
@@ -136,11 +137,13 @@ def test_the_tables_are_rendered_from_the_records(repo):
         "9x9, the default engine, against GnuGo", "189-6-5 of 200, 95.8% [92.0, 97.8]",
         "[match/default-9x9](results/match/default-9x9/)", first,
         "`python -m bench.match bench/configs/match/default-9x9.yaml --jobs 2`", "current"]
-    assert r["19x19 league (tuned on these seeds)"][1] == "fbt: 519.1 [350.7, 687.5] Elo; no prior: -318.1 [-503.4, -132.8] Elo"
+    assert r["19x19 league (tuned on these seeds)"][1] == \
+        "fbt: 519.1 [350.7, 687.5] Elo; no prior: -318.1 [-503.4, -132.8] Elo"
     assert r["fbt top-1"][1] == "41.3% [41.0, 41.6%]"
     headline = rows(repo, "README.md")
     assert list(headline) == ["9x9, the default engine, against GnuGo"]
-    assert headline["9x9, the default engine, against GnuGo"][2] == "[match/default-9x9](bench/results/match/default-9x9/)"
+    assert headline["9x9, the default engine, against GnuGo"][2] == \
+        "[match/default-9x9](bench/results/match/default-9x9/)"
 
 
 def test_a_record_of_many_invocations_shows_its_first_and_last_commit(repo):
@@ -208,7 +211,8 @@ def test_a_model_measured_before_it_was_committed_is_compared_from_its_commit(re
     generate(repo)
     assert rows(repo)["fbt top-1"][-1].startswith("**stale**: priors/models/fbt.npz changed since ")
     table = (repo / "bench/results.yaml").read_text()
-    (repo / "bench/results.yaml").write_text(table.replace("priors/models/fbt.npz]", f"priors/models/fbt.npz@{shipped[:7]}]"))
+    declared = table.replace("priors/models/fbt.npz]", f"priors/models/fbt.npz@{shipped[:7]}]")
+    (repo / "bench/results.yaml").write_text(declared)
     generate(repo)
     assert rows(repo)["fbt top-1"][-1] == "current"
     save_model(repo / "priors/models/fbt.npz", np.arange(4.0) + 2, "retrained")
