@@ -424,7 +424,8 @@ def run(root: Path, check: bool) -> int:
     blocks = {m.group(2) for text in texts.values() for m in BLOCK_RE.finditer(text)}
     for q in questions:
         if q.table not in blocks:
-            raise ResultsError(f"{root / TABLE}: question {q.question!r}: no page has a block for table {q.table!r}")
+            raise ResultsError(f"{root / TABLE}: question {q.question!r}: no page has a block for table "
+                               f"{q.table!r}")
     failed = False
     for page, text in texts.items():
         path = root / page
