@@ -180,7 +180,10 @@ def _preset_prior(root: Path, preset: str) -> tuple[str | None, str | None]:
     path = root / preset
     if not path.exists():
         return None, None
-    prior = (yaml.safe_load(path.read_text(encoding="utf-8")) or {}).get("prior") or {}
+    try:
+        prior = (yaml.safe_load(path.read_text(encoding="utf-8")) or {}).get("prior") or {}
+    except (yaml.YAMLError, AttributeError) as e:
+        raise ResultsError(f"{path}: not a preset ({e})") from None
     return prior.get("name"), prior.get("model")
 
 
@@ -188,7 +191,10 @@ def engine_depends(root: Path, command: str) -> list[str]:
     """The preset, prior subpackage and model file a Tesuji command line plays with."""
     name, model = _preset_prior(root, "configs/default.yaml")
     deps: list[str] = []
-    args = shlex.split(command)
+    try:
+        args = shlex.split(command)
+    except ValueError:           # an unbalanced quote: the words are still the flags
+        args = command.split()
     for flag, value in zip(args, args[1:]):
         preset = {"--config": value, "--preset": f"configs/{value}.yaml"}.get(flag)
         if preset:
