@@ -11,8 +11,9 @@ renders one markdown table per name between the markers
 
 in bench/RESULTS.md and README.md (the table `headline` holds the questions marked `headline: true`).
 A row is **stale** where a path it depends on changed between the earliest commit its records were
-measured at and HEAD (a model file only where its arrays changed, so that a new header does not count),
-where a record was measured with uncommitted changes, or at a commit this history does not hold.
+measured at and HEAD (a model file only where its arrays changed, a preset only where its settings did, so
+that a new header or comment does not count), where a record was measured with uncommitted changes, or
+at a commit this history does not hold.
 
     python -m bench.results            rewrite the generated blocks
     python -m bench.results --check    exit 1, with a diff, where a committed block differs
@@ -294,30 +295,35 @@ class Git:
             return [p for p in paths if any(n == p or n.startswith(p.rstrip("/") + "/") for n in names)]
         return self._cached(("changed", commit, tuple(paths)), compute) if paths else []
 
-    def model_changed(self, commit: str, path: str) -> str | None:
-        """How the model file `path` differs from the one at `commit` (arrays only): `changed since`,
-        `absent at` or `gone since`; None where the arrays are the same."""
+    def data_changed(self, commit: str, path: str) -> str | None:
+        """How the data file `path` differs from the one at `commit`, by content (a model's arrays, a
+        preset's settings): `changed since`, `absent at` or `gone since`; None where the content is the same."""
         def compute():
             shown = self._run("show", f"{commit}:{path}", text=False)
             if shown.returncode:
                 return "absent at"
             if not (self.root / path).exists():
                 return "gone since"
-            return None if _same_arrays(shown.stdout, self.root / path) else "changed since"
-        return self._cached(("model", commit, path), compute)
+            return None if _same_content(shown.stdout, self.root / path) else "changed since"
+        return self._cached(("data", commit, path), compute)
 
 
-def _same_arrays(old: bytes, path: Path) -> bool:
-    """Whether two model files hold the same arrays, whatever their metadata headers say."""
+def _same_content(old: bytes, path: Path) -> bool:
+    """Whether two model files hold the same arrays, whatever their metadata headers say, or two presets
+    the same settings, whatever their comments say."""
+    if path.suffix != ".npz":
+        try:
+            return yaml.safe_load(old) == yaml.safe_load(path.read_bytes())
+        except yaml.YAMLError:
+            return False
     with np.load(io.BytesIO(old), allow_pickle=False) as a, np.load(path, allow_pickle=False) as b:
         keys = set(a.files) - {"metadata"}
         return keys == set(b.files) - {"metadata"} and all(np.array_equal(a[k], b[k]) for k in keys)
 
 
-# -- rows ---------------------------------------------------------------------------------------------------
-
-def _is_model(dep: str) -> bool:
-    return dep.partition("@")[0].endswith(".npz")
+def _is_data(dep: str) -> bool:
+    """A model file or a preset: compared by content, not by text."""
+    return dep.partition("@")[0].endswith((".npz", ".yaml"))
 
 
 def depends(root: Path, q: Question) -> list[str]:
@@ -349,11 +355,11 @@ def status(root: Path, git: Git | None, q: Question) -> str:
     known = [c for c in commits if c not in unknown]
     if known:
         earliest = max(known, key=git.behind)
-        changed = git.changed(earliest, [d for d in depends(root, q) if not _is_model(d)])
+        changed = git.changed(earliest, [d for d in depends(root, q) if not _is_data(d)])
         why = [", ".join(changed) + f" changed since {earliest[:7]}"] if changed else []
-        for dep in filter(_is_model, depends(root, q)):
+        for dep in filter(_is_data, depends(root, q)):
             path, _, since = dep.partition("@")
-            how = git.model_changed(since or earliest, path)
+            how = git.data_changed(since or earliest, path)
             why += [f"{path} {how} {(since or earliest)[:7]}"] if how else []
         if why:
             reasons.append(", ".join(why))

@@ -221,6 +221,17 @@ def test_a_model_measured_before_it_was_committed_is_compared_from_its_commit(re
     assert rows(repo)["fbt top-1"][-1] == f"**stale**: priors/models/fbt.npz changed since {shipped[:7]}"
 
 
+def test_a_preset_goes_stale_only_when_its_settings_change(repo):
+    write(repo, "configs/none.yaml", "# Tesuji without a prior: plain UCT-RAVE.\nprior:\n  name: none\n")
+    commit(repo, "the preset's description")
+    generate(repo)
+    assert rows(repo)["19x19, no prior"][-1] == "current"
+    write(repo, "configs/none.yaml", "prior:\n  name: none\nsearch:\n  playouts: 20000\n")
+    commit(repo, "more playouts")
+    generate(repo)
+    assert rows(repo)["19x19, no prior"][-1].startswith("**stale**: configs/none.yaml changed since ")
+
+
 def test_uncommitted_changes_and_unknown_commits_are_stale(repo):
     head = git(repo, "rev-parse", "HEAD")
     record(repo, "match/default-9x9", [head], [fig("main", 0.5, "20-20")], dirty=True)
