@@ -28,6 +28,7 @@ build: deps
 
 test: install
 	$(PYTHON) -m pytest -q tests
+	$(PYTHON) -m bench.results --check
 
 match: install
 	$(PYTHON) -m bench.match $(MATCH_CONFIG)
