@@ -3,8 +3,8 @@ PYTHON ?= python3
 PIP ?= $(PYTHON) -m pip
 GNUGO ?= /usr/games/gnugo
 DATA ?= ../shared/data
-MATCH_CONFIG ?= configs/match-quick.yaml
-LEAGUE_CONFIG ?= configs/league-9x9.yaml
+MATCH_CONFIG ?= bench/configs/match/quick.yaml
+LEAGUE_CONFIG ?= bench/configs/league/9x9.yaml
 
 .PHONY: install deps gnugo build test match bench-league bench-speed bench-prior-cost bench-predict bench-fbt bench-fbt-runs bench-tactics bench-regress check-rules train train-fbt clean
 
@@ -52,10 +52,10 @@ clean:
 
 # Learned priors: train the MM model and measure move prediction on unseen games.
 train: install
-	$(PYTHON) -m priors.train configs/train-mm-pro.yaml
+	$(PYTHON) -m priors.train bench/configs/train/mm-pro.yaml
 
 train-fbt: install
-	$(PYTHON) -m priors.train configs/train-fbt-pro.yaml
+	$(PYTHON) -m priors.train bench/configs/train/fbt-pro.yaml
 
 bench-predict: install
 	$(PYTHON) -m priors.evaluate priors/models/mm.npz --data $(DATA) --name mm
@@ -68,7 +68,7 @@ bench-predict: install
 # default) adds side extensions, corner openings and the playout-policy flags.
 FBT_MODELS ?= $(HOME)/.cache/tesuji/models
 FBT_GROUPS ?= all
-FBT_TRAIN = $(PYTHON) -m priors.train configs/train-fbt.yaml --set data.data_dir=$(DATA) \
+FBT_TRAIN = $(PYTHON) -m priors.train bench/configs/train/fbt.yaml --set data.data_dir=$(DATA) \
   --set fbt.groups=$(FBT_GROUPS) --set mm.groups=$(FBT_GROUPS)
 bench-fbt: install
 	mkdir -p $(FBT_MODELS)
@@ -87,12 +87,12 @@ bench-fbt: install
 	$(PYTHON) -m priors.evaluate $(FBT_MODELS)/fbt5-large.npz $(FBT_MODELS)/lfr5-large.npz \
 	  $(FBT_MODELS)/fbt5-small.npz $(FBT_MODELS)/lfr5-small.npz --data $(DATA) --name fbt-k5
 
-# The same comparison as the paper reports it, the mean of 5 seeds per cell (configs/bench-fbt-runs.yaml;
+# The same comparison as the paper reports it, the mean of 5 seeds per cell (bench/configs/predict/fbt-runs.yaml;
 # bench/results/fbt-runs/paper/). Resumable; FBT_RUNS_ONLY="FBT5-small LFR5-small" picks cells. The F_small cells
 # take about 40 minutes on an idle core, the sampled-gradient cells 20, the F_large cells several hours.
 FBT_RUNS_ONLY ?=
 bench-fbt-runs: install
-	$(PYTHON) -m bench.fbt_runs configs/bench-fbt-runs.yaml --data $(DATA) $(if $(FBT_RUNS_ONLY),--only $(FBT_RUNS_ONLY))
+	$(PYTHON) -m bench.fbt_runs bench/configs/predict/fbt-runs.yaml --data $(DATA) $(if $(FBT_RUNS_ONLY),--only $(FBT_RUNS_ONLY))
 
 # The tactical solver: Bayesian proof search vs proof-number search (B1), learned leaf priors (B2),
 # GnuGo's reading.tst through attack/defend (B3). About 45 minutes on 2 cores.
@@ -105,7 +105,7 @@ bench-regress: install
 	$(PYTHON) -m bench.regress --data $(DATA) --jobs 2
 
 # The SPT parameter study (Tidwell 2012 Figs 5.1-5.5): accuracy against d, m, s, w_p and n, one PNG per
-# parameter in bench/results/spt-study/thesis/ (configs/bench-spt-study.yaml). SPT_STUDY_ONLY="d m" limits it.
+# parameter in bench/results/spt-study/thesis/ (bench/configs/predict/spt-study.yaml). SPT_STUDY_ONLY="d m" limits it.
 .PHONY: bench-spt-study
 bench-spt-study: install
-	$(PYTHON) -m priors.spt.study configs/bench-spt-study.yaml --set data.data_dir=$(DATA) $(if $(SPT_STUDY_ONLY),--only $(SPT_STUDY_ONLY))
+	$(PYTHON) -m priors.spt.study bench/configs/predict/spt-study.yaml --set data.data_dir=$(DATA) $(if $(SPT_STUDY_ONLY),--only $(SPT_STUDY_ONLY))

@@ -78,7 +78,7 @@ def write_harvest_record(config: TrainConfig, args: argparse.Namespace, argv: li
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m priors.train", description=__doc__.splitlines()[0])
-    parser.add_argument("config", help="training config (YAML), e.g. configs/train-mm.yaml")
+    parser.add_argument("config", help="training config (YAML), e.g. bench/configs/train/mm.yaml")
     parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                         help="override a config value, e.g. --set data.max_games=500")
     parser.add_argument("--scheduler", default="", help="Dask scheduler address for game extraction")
