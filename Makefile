@@ -6,7 +6,8 @@ DATA ?= ../shared/data
 MATCH_CONFIG ?= bench/configs/match/quick.yaml
 LEAGUE_CONFIG ?= bench/configs/league/9x9.yaml
 
-.PHONY: install deps gnugo build test match bench-league bench-speed bench-prior-cost bench-predict bench-fbt bench-fbt-runs bench-tactics bench-regress check-rules train train-fbt clean
+.PHONY: install deps gnugo build test match bench-league bench-speed bench-prior-cost bench-predict bench-fbt bench-fbt-runs bench-tactics bench-regress check-rules train train-fbt clean \
+  train-dtree train-spt train-pbn train-fbt-kgs train-fbt-s02 train-mm-kgs train-dtree-sets train-spt-thesis train-cited
 
 install: deps gnugo build
 
@@ -50,12 +51,51 @@ clean:
 	rm -rf build *.egg-info .deps.stamp
 	find engine priors \( -name "*.c" -o -name "*.so" \) -delete
 
-# Learned priors: train the MM model and measure move prediction on unseen games.
+# Learned priors: train a shipped model from its config in bench/configs/train/ (the model's header records
+# the config, its training data and the data split that chose its settings), and measure move prediction.
+TRAIN = $(PYTHON) -m priors.train
 train: install
-	$(PYTHON) -m priors.train bench/configs/train/mm-pro.yaml
+	$(TRAIN) bench/configs/train/mm-pro.yaml
 
 train-fbt: install
-	$(PYTHON) -m priors.train bench/configs/train/fbt-pro.yaml
+	$(TRAIN) bench/configs/train/fbt-pro.yaml
+
+train-dtree: install
+	$(TRAIN) bench/configs/train/dtree.yaml
+
+train-spt: install
+	$(TRAIN) bench/configs/train/spt-forest.yaml
+
+train-pbn: install
+	$(TRAIN) bench/configs/train/pbn.yaml
+
+# The models once shipped that records and experiment configs cite, rebuilt into $(MODELS) (their digests are
+# in the configs; the training is deterministic): the KGS-trained fbt and mm, fbt at one position in 50, the
+# dtree feature sets, the SPT forests of the thesis's settings. `make train-cited` builds them all.
+MODELS ?= $(HOME)/.cache/tesuji/models
+train-fbt-kgs: install
+	$(TRAIN) bench/configs/train/fbt.yaml --set fbt.groups=legacy --output $(MODELS)/fbt-kgs.npz
+
+train-fbt-s02: install
+	$(TRAIN) bench/configs/train/fbt-pro.yaml --set data.sample=0.02 --output $(MODELS)/fbt-s02.npz
+
+train-mm-kgs: install
+	$(TRAIN) bench/configs/train/mm.yaml --set data.max_games=20000 --set 'data.archives=[kgs6d_even.tar.xz, tom9d.tar.xz]' \
+	  --set validation.max_games=200 --set mm.groups=legacy --output $(MODELS)/mm-kgs.npz
+
+train-dtree-sets: install
+	$(TRAIN) bench/configs/train/dtree.yaml --set 'dtree.groups=[tactical]' --set dtree.fitted_trees=8 --output $(MODELS)/dtree-t.npz
+	$(TRAIN) bench/configs/train/dtree.yaml --set 'dtree.groups=[tactical, trees]' --set dtree.fitted_trees=8 \
+	  --output $(MODELS)/dtree-tdt.npz
+
+train-spt-thesis: install
+	$(TRAIN) bench/configs/train/spt.yaml --output $(MODELS)/spt-thesis-1.npz
+	$(TRAIN) bench/configs/train/spt.yaml --set spt.n_trees=5 --output $(MODELS)/spt-thesis-5.npz
+	$(TRAIN) bench/configs/train/spt.yaml --set spt.n_trees=20 --output $(MODELS)/spt-thesis-20.npz
+	$(TRAIN) bench/configs/train/spt.yaml --set spt.last_moves=2 --output $(MODELS)/spt-last-1.npz
+	$(TRAIN) bench/configs/train/spt.yaml --set spt.last_moves=2 --set spt.n_trees=5 --output $(MODELS)/spt-last-5.npz
+
+train-cited: train-fbt-kgs train-fbt-s02 train-mm-kgs train-dtree-sets train-spt-thesis
 
 bench-predict: install
 	$(PYTHON) -m priors.evaluate priors/models/mm.npz --data $(DATA) --name mm

@@ -165,7 +165,17 @@ def test_the_match_configs_of_the_repository_are_valid(path):
 def test_a_recorded_run_is_in_its_configs_default_folder_and_would_resume_there(path):
     cfg = load_config(path)
     assert cfg.run_dir == results_folder("match", cfg.name) and (cfg.run_dir / "games.jsonl").is_file()
-    check_resume(json.loads((cfg.run_dir / "run.json").read_text())["settings"], settings(cfg), cfg.run_dir)
+    recorded = (cfg.run_dir / "run.json").read_text()
+    for old, new in MOVED_MODELS.items():    # the same model files (same digests), only elsewhere
+        recorded = recorded.replace(old, new)
+    check_resume(json.loads(recorded)["settings"], settings(cfg), cfg.run_dir)
+
+
+# Models that records played with and that left priors/models/: `make train-cited` rebuilds them there.
+MOVED_MODELS = {"priors/models/dtree-t.npz": "~/.cache/tesuji/models/dtree-t.npz",
+                "priors/models/dtree-tdt.npz": "~/.cache/tesuji/models/dtree-tdt.npz",
+                "priors/models/spt-thesis-1.npz": "~/.cache/tesuji/models/spt-thesis-1.npz",
+                "~/.cache/tesuji/fbt-pro-s02.npz": "~/.cache/tesuji/models/fbt-s02.npz"}
 
 
 def test_the_timed_configs_compare_both_time_managers_on_the_clock_alone():
