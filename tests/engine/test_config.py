@@ -226,6 +226,8 @@ def run_cli(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess:
     (["gtp", "--set", "reading.prior=/nonexistent/leaf.npz"],
      "tesuji: reading.prior: /nonexistent/leaf.npz: no such model file"),
     (["gtp", "--set", "reading.prior=oracle"], "tesuji: reading.prior: unknown prior 'oracle'"),
+    (["gtp", "--preset", "dtree", "--set", "prior.model=~/.cache/tesuji/models/absent.npz"],   # not rebuilt yet
+     f"tesuji: prior.model: {Path.home()}/.cache/tesuji/models/absent.npz: no such model file"),
     (["gtp", "--set", "reading.budget=700"], "tesuji: reading.budget: unknown key"),
     (["gtp", "--set", "reading.method=alphabeta"], "tesuji: reading.method: must be one of pp, pns"),
 ])
