@@ -3,10 +3,11 @@ PYTHON ?= python3
 PIP ?= $(PYTHON) -m pip
 GNUGO ?= /usr/games/gnugo
 DATA ?= ../shared/data
-MATCH_CONFIG ?= configs/match-quick.yaml
-LEAGUE_CONFIG ?= configs/league-9x9.yaml
+MATCH_CONFIG ?= bench/configs/match/quick.yaml
+LEAGUE_CONFIG ?= bench/configs/league/9x9.yaml
 
-.PHONY: install deps gnugo build test match bench-league bench-speed bench-prior-cost bench-predict bench-fbt bench-fbt-runs bench-tactics bench-regress check-rules train train-fbt clean
+.PHONY: install deps gnugo build test match bench-league bench-speed bench-prior-cost bench-predict bench-fbt bench-fbt-runs bench-tactics bench-regress check-rules train train-fbt clean \
+  train-dtree train-spt train-pbn train-fbt-kgs train-fbt-s02 train-mm-kgs train-dtree-sets train-spt-thesis train-cited
 
 install: deps gnugo build
 
@@ -51,12 +52,51 @@ clean:
 	rm -rf build *.egg-info .deps.stamp
 	find engine priors \( -name "*.c" -o -name "*.so" \) -delete
 
-# Learned priors: train the MM model and measure move prediction on unseen games.
+# Learned priors: train a shipped model from its config in bench/configs/train/ (the model's header records
+# the config, its training data and the data split that chose its settings), and measure move prediction.
+TRAIN = $(PYTHON) -m priors.train
 train: install
-	$(PYTHON) -m priors.train configs/train-mm-pro.yaml
+	$(TRAIN) bench/configs/train/mm-pro.yaml
 
 train-fbt: install
-	$(PYTHON) -m priors.train configs/train-fbt-pro.yaml
+	$(TRAIN) bench/configs/train/fbt-pro.yaml
+
+train-dtree: install
+	$(TRAIN) bench/configs/train/dtree.yaml
+
+train-spt: install
+	$(TRAIN) bench/configs/train/spt-forest.yaml
+
+train-pbn: install
+	$(TRAIN) bench/configs/train/pbn.yaml
+
+# The models once shipped that records and experiment configs cite, rebuilt into $(MODELS) (their digests are
+# in the configs; the training is deterministic): the KGS-trained fbt and mm, fbt at one position in 50, the
+# dtree feature sets, the SPT forests of the thesis's settings. `make train-cited` builds them all.
+MODELS ?= $(HOME)/.cache/tesuji/models
+train-fbt-kgs: install
+	$(TRAIN) bench/configs/train/fbt.yaml --set fbt.groups=legacy --output $(MODELS)/fbt-kgs.npz
+
+train-fbt-s02: install
+	$(TRAIN) bench/configs/train/fbt-pro.yaml --set data.sample=0.02 --output $(MODELS)/fbt-s02.npz
+
+train-mm-kgs: install
+	$(TRAIN) bench/configs/train/mm.yaml --set data.max_games=20000 --set 'data.archives=[kgs6d_even.tar.xz, tom9d.tar.xz]' \
+	  --set validation.max_games=200 --set mm.groups=legacy --output $(MODELS)/mm-kgs.npz
+
+train-dtree-sets: install
+	$(TRAIN) bench/configs/train/dtree.yaml --set 'dtree.groups=[tactical]' --set dtree.fitted_trees=8 --output $(MODELS)/dtree-t.npz
+	$(TRAIN) bench/configs/train/dtree.yaml --set 'dtree.groups=[tactical, trees]' --set dtree.fitted_trees=8 \
+	  --output $(MODELS)/dtree-tdt.npz
+
+train-spt-thesis: install
+	$(TRAIN) bench/configs/train/spt.yaml --output $(MODELS)/spt-thesis-1.npz
+	$(TRAIN) bench/configs/train/spt.yaml --set spt.n_trees=5 --output $(MODELS)/spt-thesis-5.npz
+	$(TRAIN) bench/configs/train/spt.yaml --set spt.n_trees=20 --output $(MODELS)/spt-thesis-20.npz
+	$(TRAIN) bench/configs/train/spt.yaml --set spt.last_moves=2 --output $(MODELS)/spt-last-1.npz
+	$(TRAIN) bench/configs/train/spt.yaml --set spt.last_moves=2 --set spt.n_trees=5 --output $(MODELS)/spt-last-5.npz
+
+train-cited: train-fbt-kgs train-fbt-s02 train-mm-kgs train-dtree-sets train-spt-thesis
 
 bench-predict: install
 	$(PYTHON) -m priors.evaluate priors/models/mm.npz --data $(DATA) --name mm
@@ -69,7 +109,7 @@ bench-predict: install
 # default) adds side extensions, corner openings and the playout-policy flags.
 FBT_MODELS ?= $(HOME)/.cache/tesuji/models
 FBT_GROUPS ?= all
-FBT_TRAIN = $(PYTHON) -m priors.train configs/train-fbt.yaml --set data.data_dir=$(DATA) \
+FBT_TRAIN = $(PYTHON) -m priors.train bench/configs/train/fbt.yaml --set data.data_dir=$(DATA) \
   --set fbt.groups=$(FBT_GROUPS) --set mm.groups=$(FBT_GROUPS)
 bench-fbt: install
 	mkdir -p $(FBT_MODELS)
@@ -88,12 +128,12 @@ bench-fbt: install
 	$(PYTHON) -m priors.evaluate $(FBT_MODELS)/fbt5-large.npz $(FBT_MODELS)/lfr5-large.npz \
 	  $(FBT_MODELS)/fbt5-small.npz $(FBT_MODELS)/lfr5-small.npz --data $(DATA) --name fbt-k5
 
-# The same comparison as the paper reports it, the mean of 5 seeds per cell (configs/bench-fbt-runs.yaml;
+# The same comparison as the paper reports it, the mean of 5 seeds per cell (bench/configs/predict/fbt-runs.yaml;
 # bench/results/fbt-runs/paper/). Resumable; FBT_RUNS_ONLY="FBT5-small LFR5-small" picks cells. The F_small cells
 # take about 40 minutes on an idle core, the sampled-gradient cells 20, the F_large cells several hours.
 FBT_RUNS_ONLY ?=
 bench-fbt-runs: install
-	$(PYTHON) -m bench.fbt_runs configs/bench-fbt-runs.yaml --data $(DATA) $(if $(FBT_RUNS_ONLY),--only $(FBT_RUNS_ONLY))
+	$(PYTHON) -m bench.fbt_runs bench/configs/predict/fbt-runs.yaml --data $(DATA) $(if $(FBT_RUNS_ONLY),--only $(FBT_RUNS_ONLY))
 
 # The tactical solver: Bayesian proof search vs proof-number search (B1), learned leaf priors (B2),
 # GnuGo's reading.tst through attack/defend (B3). About 45 minutes on 2 cores.
@@ -106,7 +146,7 @@ bench-regress: install
 	$(PYTHON) -m bench.regress --data $(DATA) --jobs 2
 
 # The SPT parameter study (Tidwell 2012 Figs 5.1-5.5): accuracy against d, m, s, w_p and n, one PNG per
-# parameter in bench/results/spt-study/thesis/ (configs/bench-spt-study.yaml). SPT_STUDY_ONLY="d m" limits it.
+# parameter in bench/results/spt-study/thesis/ (bench/configs/predict/spt-study.yaml). SPT_STUDY_ONLY="d m" limits it.
 .PHONY: bench-spt-study
 bench-spt-study: install
-	$(PYTHON) -m priors.spt.study configs/bench-spt-study.yaml --set data.data_dir=$(DATA) $(if $(SPT_STUDY_ONLY),--only $(SPT_STUDY_ONLY))
+	$(PYTHON) -m priors.spt.study bench/configs/predict/spt-study.yaml --set data.data_dir=$(DATA) $(if $(SPT_STUDY_ONLY),--only $(SPT_STUDY_ONLY))

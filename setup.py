@@ -47,6 +47,8 @@ setup(
     description="Monte-Carlo tree search Go engine with learned move-prediction priors, speaking GTP",
     # The YAML presets stay in the top-level configs/ folder and install as engine/presets/, where
     # engine.config finds them with importlib.resources (`tesuji gtp --preset NAME`, `tesuji presets`).
+    # priors/models/ holds the models those presets load and nothing else (tests/priors/test_presets.py);
+    # experiment configs (bench/configs/) and records (bench/results/) are not package data.
     packages=PACKAGES + ["engine.presets"],
     package_dir={"engine.presets": "configs"},
     package_data={"": ["*.pxd"], "priors": ["models/*.npz"], "engine.presets": ["*.yaml"]},

@@ -1,6 +1,6 @@
 """FBT settings over several seeds, scored on unseen games: the paper's "mean of 5 runs".
 
-    python -m bench.fbt_runs configs/bench-fbt-runs.yaml [--only CELL ...] [--seeds 1 2 ...] [--data DIR] [--report]
+    python -m bench.fbt_runs bench/configs/predict/fbt-runs.yaml [--only CELL ...] [--seeds 1 2 ...] [--data DIR] [--report]
 
 Xiao and Mueller report every accuracy as the mean of 5 runs, because the factor vectors start at
 random; one run each cannot separate methods that differ by less than the spread between seeds
@@ -258,7 +258,7 @@ def plot(bench: BenchConfig, runs: dict[tuple[str, int], dict], path: Path) -> N
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.fbt_runs", description=__doc__.splitlines()[0])
-    parser.add_argument("config", help="bench config (YAML), e.g. configs/bench-fbt-runs.yaml")
+    parser.add_argument("config", help="bench config (YAML), e.g. bench/configs/predict/fbt-runs.yaml")
     parser.add_argument("--only", nargs="+", default=None, metavar="CELL", help="run these cells only")
     parser.add_argument("--seeds", nargs="+", type=int, default=None, help="override the config's seeds")
     parser.add_argument("--data", default=None, help="directory of the game archives (default: the training config's)")

@@ -1,6 +1,6 @@
 """Round robins between engine variants, rated by Bradley-Terry Elo: `python -m bench.league CONFIG`.
 
-    python -m bench.league configs/league-9x9.yaml [--jobs N] [--scheduler ADDRESS] [--out DIR] [--rate-only]
+    python -m bench.league bench/configs/league/9x9.yaml [--jobs N] [--scheduler ADDRESS] [--out DIR] [--rate-only]
 
 Every pair of engines plays `games` games as one bench.match run (the same run.json, games.jsonl and
 .dat records, resumed the same way, on a process pool or a Dask cluster). The engines are any GTP commands:

@@ -1,6 +1,6 @@
 """Config-driven matches between two GTP engines: `python -m bench.match CONFIG.yaml`.
 
-    python -m bench.match configs/match-quick.yaml [--jobs N] [--scheduler ADDRESS] [--out DIR]
+    python -m bench.match bench/configs/match/quick.yaml [--jobs N] [--scheduler ADDRESS] [--out DIR]
                                                    [--variants NAME ...] [--games N]
 
 Every variant of the player plays `games` games against the opponent (see bench.matchconfig); with a

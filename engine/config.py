@@ -9,9 +9,9 @@ exactly as file values are, so the runtime option commands (`tesuji-param`, `bps
 `apply_override` as well.
 
 Presets are the engine configurations shipped in the project's `configs/` folder, which an install
-maps into the package data folder `engine/presets/` (setup.py). A preset is a file there that loads as an
-engine configuration (training, match and bench configurations do not); its name is the file's stem and
-its description the file's first comment line.
+maps into the package data folder `engine/presets/` (setup.py). That folder holds presets only (experiment
+configs live in bench/configs/), so every YAML file there is one: its name is the file's stem and its
+description the file's first comment line, one whole sentence.
 """
 from __future__ import annotations
 
@@ -144,16 +144,9 @@ def apply_override(params: EngineParams, text: str) -> EngineParams:
 
 
 def presets() -> dict[str, str]:
-    """Name -> one-line description of every preset, sorted by name."""
-    found = {}
-    for file in sorted(_preset_files(), key=lambda f: f.name):
-        text = file.read_text(encoding="utf-8")
-        try:
-            _build(_parse_yaml(text, file.name))
-        except ConfigError:   # a training, match or bench configuration
-            continue
-        found[file.name[:-len(".yaml")]] = _description(text)
-    return found
+    """Name -> one-line description of every preset file, sorted by name."""
+    files = sorted(_preset_files(), key=lambda f: f.name)
+    return {file.name[:-len(".yaml")]: _description(file.read_text(encoding="utf-8")) for file in files}
 
 
 def preset_folder() -> importlib.resources.abc.Traversable:
@@ -168,14 +161,11 @@ def _preset_files() -> list:
 
 
 def _preset(name: str) -> EngineParams:
-    """The preset `name`, read once; the other files are read only to list the known ones when it is none."""
+    """The preset `name`; the other files are read only to list the known ones when it is none."""
     file = preset_folder().joinpath(f"{name}.yaml")
-    if name.replace("-", "").replace("_", "").isalnum() and file.is_file():
-        try:
-            return _build(_parse_yaml(file.read_text(encoding="utf-8"), f"preset {name}"))
-        except ConfigError:   # a training, match or bench configuration: not a preset
-            pass
-    raise ConfigError(f"--preset {name}: unknown preset; known presets: {', '.join(presets())}")
+    if not (name.replace("-", "").replace("_", "").isalnum() and file.is_file()):
+        raise ConfigError(f"--preset {name}: unknown preset; known presets: {', '.join(presets())}")
+    return _build(_parse_yaml(file.read_text(encoding="utf-8"), f"preset {name}"))
 
 
 def _description(text: str) -> str:

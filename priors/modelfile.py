@@ -5,6 +5,10 @@ The header is the string array `metadata`: a JSON object whose `kind` names the 
 `format_version` is FORMAT_VERSION, followed by the model's own keys. Files are read with
 `allow_pickle=False`, so a model file can never run code; a missing or damaged file, or one of
 another kind or version, raises `ModelError` naming the file.
+
+A trained model's header says which data split chose its settings (`settings_chosen_on`, with a short
+`settings_note`; `priors.train` copies both from its config): a figure measured on that split is not a
+held-out one. A file without the field reads as "unknown".
 """
 from __future__ import annotations
 
@@ -16,6 +20,8 @@ from typing import Any
 import numpy as np
 
 FORMAT_VERSION = 1
+# The split whose figures chose a model's settings; "defaults": taken from the paper or set beforehand.
+SETTINGS_SPLITS = ("validation", "test", "defaults", "unknown")
 
 
 class ModelError(ValueError):
@@ -58,3 +64,9 @@ def load_model(path: str | Path, kind: str) -> tuple[dict[str, np.ndarray], dict
     if header.get("kind") != kind:
         raise ModelError(f"{path}: holds a {header.get('kind')!r} model, expected {kind!r}")
     return arrays, header
+
+
+def settings_chosen_on(header: dict[str, Any]) -> tuple[str, str]:
+    """(split, note): the data split that chose the model's settings and what was chosen on it, as the
+    trainer recorded them; ("unknown", "") for a file written before the field."""
+    return header.get("settings_chosen_on", "unknown"), header.get("settings_note", "")

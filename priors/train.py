@@ -58,6 +58,8 @@ def train(config: TrainConfig, scheduler: str = "", log=print) -> Prior:
         peak_rss_mb=peak_rss_mb(),
         machine=platform.node() + " " + platform.processor(),
         date=time.strftime("%Y-%m-%d %H:%M:%S"),
+        settings_chosen_on=config.settings_chosen_on,
+        settings_note=config.settings_note,
     )
     log(f"{config.model}: {len(curve)} {steps.UNIT} in {prior.info_['fit_seconds']} s; kept {final}; "
         f"peak resident memory {prior.info_['peak_rss_mb']} MB")
@@ -78,7 +80,7 @@ def write_harvest_record(config: TrainConfig, args: argparse.Namespace, argv: li
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m priors.train", description=__doc__.splitlines()[0])
-    parser.add_argument("config", help="training config (YAML), e.g. configs/train-mm.yaml")
+    parser.add_argument("config", help="training config (YAML), e.g. bench/configs/train/mm.yaml")
     parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                         help="override a config value, e.g. --set data.max_games=500")
     parser.add_argument("--scheduler", default="", help="Dask scheduler address for game extraction")
@@ -96,7 +98,7 @@ def main(argv: list[str] | None = None) -> int:
     except (ValueError, OSError) as err:
         print(f"error: {err}", file=sys.stderr)
         return 2
-    out = Path(config.output)
+    out = Path(config.output).expanduser()
     out.parent.mkdir(parents=True, exist_ok=True)
     prior.save(out)
     print(f"wrote {out} ({out.stat().st_size / 1e6:.1f} MB), digest {prior.digest()}")

@@ -2,7 +2,8 @@
 each prior.
 
 A config has a `data` section (archives, splits, the games and positions used), `patterns`, `validation`,
-the run's own keys (`model`, `output`, `cache_dir`, `n_workers`, `chunk_games`) and, for every
+the run's own keys (`model`, `output`, `cache_dir`, `n_workers`, `chunk_games`, `settings_chosen_on`,
+`settings_note`: the split that chose the settings, written to the model's header) and, for every
 registered prior, a section of its name holding that prior's `Hyper`; `model` picks the one trained. An
 unknown key or a value of the wrong type is an error naming the key.
 """
@@ -19,6 +20,7 @@ import yaml
 
 from priors.base import prior_class, registered
 from priors.dataset import DEFAULT_ARCHIVES, DEFAULT_FRACTIONS
+from priors.modelfile import SETTINGS_SPLITS
 
 
 @dataclass(frozen=True)
@@ -57,6 +59,8 @@ class TrainConfig:
     cache_dir: str = ""                    # where extracted competitions are kept for reuse; "" = none
     n_workers: int = 1                     # processes extracting games; 1 = in this process
     chunk_games: int = 50                  # games per task sent to a worker
+    settings_chosen_on: str = "unknown"    # the split whose figures chose these settings (SETTINGS_SPLITS)
+    settings_note: str = ""                # what was chosen there, in a few words
 
 
 def _build(cls, values: Any, where: str):
@@ -165,6 +169,7 @@ def check(c: TrainConfig) -> None:
         (0 < c.validation.sample <= 1, "validation.sample", "a probability in (0, 1]"),
         (c.n_workers >= 1, "n_workers", "at least 1"),
         (c.chunk_games >= 1, "chunk_games", "at least 1"),
+        (c.settings_chosen_on in SETTINGS_SPLITS, "settings_chosen_on", f"one of {', '.join(SETTINGS_SPLITS)}"),
         (len(c.data.fractions) == 3 and abs(sum(c.data.fractions) - 1) < 1e-9, "data.fractions",
          "three shares summing to 1"),
     ]

@@ -3,7 +3,7 @@ search, PNS, on "can this block be captured?").
 
 - B1: nodes to solve, PP against PNS under one node budget and move generator, on capture problems
   from the tesuji collections of tsumego.tar.xz and every `attack` test of GnuGo's reading.tst.
-- B2: learned leaf priors (configs/tactics-b2.yaml) trained on a train/test split of the tsumego
+- B2: learned leaf priors (bench/configs/tactics/b2.yaml) trained on a train/test split of the tsumego
   problems that PNS or PP proves, then frozen and tested against PNS and PP with uniform priors.
 - B3: reading.tst through GTP `attack`/`defend`, our engine as a subprocess beside GnuGo, scored as
   GnuGo's regression scores it.
@@ -16,7 +16,7 @@ Run as `python -m bench.tactics` (cli). The modules, in dependency order:
                 problem_key and the distinct pool
     b1          B1
     training    B2's leaf-prior configurations and their training (the leaf-prior models' one import)
-    b2config    configs/tactics-b2.yaml, read and validated
+    b2config    bench/configs/tactics/b2.yaml, read and validated
     labels      B2's known-TRUE labels and their cache file
     report      B2's statistics against PNS, and the reports of recorded runs
     b2          B2's runs, and `--save-prior`

@@ -2,7 +2,7 @@
 
 The pool is the tsumego capture problems that PNS or PP proves within a large labelling budget (labels),
 without the copies of a problem that other books hold (problem_key), split 2:1 with a fixed seed. Each
-configuration of configs/tactics-b2.yaml trains its prior on the training set (training), is frozen and
+configuration of bench/configs/tactics/b2.yaml trains its prior on the training set (training), is frozen and
 run on the test set under the same node budget as PNS and the reference solvers (report: newly solved
 and failed, speed-ups in nodes and CPU seconds). This runs with the region generator (every empty point
 of the problem, as the paper) and with the local one, over one or more splits. `save_prior` trains one

@@ -1,4 +1,4 @@
-"""B2's configurations and reference solvers, read from configs/tactics-b2.yaml with `yaml.safe_load`
+"""B2's configurations and reference solvers, read from bench/configs/tactics/b2.yaml with `yaml.safe_load`
 and validated: an unknown name, key or bad value is a ConfigError that names the key."""
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from bench.tactics.results import ROOT
 from bench.tactics.training import PriorConfig, new_prior
 from engine.params import TacticsParams
 
-CONFIG_FILE = ROOT / "configs" / "tactics-b2.yaml"
+CONFIG_FILE = ROOT / "bench" / "configs" / "tactics" / "b2.yaml"
 NAME = re.compile(r"[a-z0-9_]+")
 LEARN_MODES = ("all", "consistent", "priced", "consistent_priced")   # tactics.solve's, besides true
 FIELDS = {f.name: f.default for f in dataclasses.fields(TacticsParams)}

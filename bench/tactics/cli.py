@@ -63,11 +63,11 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
                     help="the splits' seeds, instead of --b2-seeds (the pool is still drawn from --seed): "
                          "runs of one split each can share a machine")
     ap.add_argument("--b2-references", default=None, metavar="NAMES",
-                    help="comma-separated reference solvers of configs/tactics-b2.yaml (default all; pns always): "
+                    help="comma-separated reference solvers of bench/configs/tactics/b2.yaml (default all; pns always): "
                          + ", ".join(settings.references))
     ap.add_argument("--b2-regimes", default="region,local", help="comma-separated move generators: region, local")
     ap.add_argument("--b2-configs", default=None,
-                    help="comma-separated B2 prior configurations of configs/tactics-b2.yaml (default all): "
+                    help="comma-separated B2 prior configurations of bench/configs/tactics/b2.yaml (default all): "
                          + ", ".join(settings.configs))
     ap.add_argument("--b2-labels", type=Path, default=None,
                     help="a file that keeps the known-TRUE labels for later runs with the same candidates")

@@ -17,7 +17,7 @@ from priors.leaf_priors import make_leaf_prior
 
 @dataclasses.dataclass(frozen=True)
 class PriorConfig:
-    """One B2 configuration (configs/tactics-b2.yaml)."""
+    """One B2 configuration (bench/configs/tactics/b2.yaml)."""
     name: str
     prior: str                       # the leaf prior's kind: beta, hier
     params: dict = dataclasses.field(default_factory=dict)   # the prior's constructor parameters

@@ -256,7 +256,7 @@ def commit() -> str:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m priors.pbn.trends", description=__doc__.splitlines()[0])
-    parser.add_argument("config", help="the training config (its data and pbn sections), e.g. configs/train-pbn.yaml")
+    parser.add_argument("config", help="the training config (its data and pbn sections), e.g. bench/configs/train/pbn.yaml")
     parser.add_argument("--model", required=True, help="a fitted pbn model file (for the combined models)")
     parser.add_argument("--stones", type=int, nargs="+", default=[3, 5, 10])
     parser.add_argument("--sizes", type=int, nargs="+", default=[30, 700, 5000])

@@ -1,6 +1,6 @@
 """The thesis's parameter study (Tidwell 2012 §5, Figs 5.1-5.5): top-1/5/10/20 against d, m, s, w_p and n.
 
-    python -m priors.spt.study configs/bench-spt-study.yaml [--set spt.KEY=VALUE ...] [--only d m ...]
+    python -m priors.spt.study bench/configs/predict/spt-study.yaml [--set spt.KEY=VALUE ...] [--only d m ...]
 
 Each sweep varies one parameter and holds the others at the training config's values. For every value
 `trees` trees are grown (tree k from the generator seeded (seed, k), as `priors.train` grows them) on
@@ -107,7 +107,7 @@ def plot(records: list[dict[str, Any]], parameter: str, folder: Path) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m priors.spt.study", description=__doc__.splitlines()[0])
-    parser.add_argument("config", help="study config (YAML), e.g. configs/bench-spt-study.yaml")
+    parser.add_argument("config", help="study config (YAML), e.g. bench/configs/predict/spt-study.yaml")
     parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                         help="override a value of the training config, e.g. --set spt.last_moves=2")
     parser.add_argument("--only", nargs="+", choices=PARAMETERS, help="sweep these parameters only")

@@ -127,7 +127,7 @@ def test_a_short_real_league_rates_every_engine_and_resumes(tmp_path, capsys):
     assert len(list((tmp_path / "sgf").glob("*/main-*.sgf"))) == 6
 
 
-@pytest.mark.parametrize("path", sorted(CONFIGS.glob("league-*.yaml")), ids=lambda p: p.name)
+@pytest.mark.parametrize("path", sorted((CONFIGS / "league").glob("*.yaml")), ids=lambda p: p.name)
 def test_the_league_configs_of_the_repository_are_valid_down_to_each_engine_setting(path):
     cfg = load_config(str(path))
     for entry in cfg.entries:
@@ -139,7 +139,7 @@ def test_the_league_configs_of_the_repository_are_valid_down_to_each_engine_sett
 
 
 def test_the_19x19_league_lists_the_pairs_that_all_would_give_with_the_same_sides():
-    path = CONFIGS / "league-19x19.yaml"
+    path = CONFIGS / "league" / "19x19.yaml"
     data = yaml.safe_load(path.read_text())
     listed = load_config(str(path)).pairs
     data.pop("pairs")

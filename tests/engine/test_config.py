@@ -71,9 +71,10 @@ def test_file_sections_and_top_level(tmp_path):
     assert isinstance(params.prior.temperature, float)
 
 
-def test_presets_are_the_engine_configurations_with_their_first_comment_line():
+def test_presets_are_the_files_of_configs_with_their_first_comment_line():
     found = presets()
-    assert {"default", "fbt", "mm"} <= set(found)
+    assert list(found) == sorted(f.stem for f in (ROOT / "configs").iterdir())
+    assert {"default", "fbt", "mm", "none"} <= set(found)
     for name, description in found.items():
         text = (ROOT / "configs" / f"{name}.yaml").read_text()
         assert text.startswith(f"# {description}\n")
@@ -82,17 +83,18 @@ def test_presets_are_the_engine_configurations_with_their_first_comment_line():
     assert load_config(None, preset="fbt").prior.name == "fbt"
 
 
-def test_only_files_that_load_as_engine_configurations_are_presets(tmp_path, monkeypatch):
-    (tmp_path / "blitz.yaml").write_text("# Fast games\nsearch:\n  playouts: 100\n")
-    (tmp_path / "train-x.yaml").write_text("# Train something\ndata:\n  archives: [a.tar.xz]\n")
-    (tmp_path / "match-x.yaml").write_text("# A match\nname: m\nboard_size: 9\n")
+def test_every_yaml_file_of_the_folder_is_a_preset_and_a_bad_one_says_why(tmp_path, monkeypatch):
+    (tmp_path / "blitz.yaml").write_text("# Fast games.\nsearch:\n  playouts: 100\n")
+    (tmp_path / "broken.yaml").write_text("# Not an engine configuration.\ndata:\n  archives: [a.tar.xz]\n")
     (tmp_path / "notes.txt").write_text("# not YAML\n")
     monkeypatch.setattr(engine.config, "preset_folder", lambda: tmp_path)
-    assert presets() == {"blitz": "Fast games"}
+    assert presets() == {"blitz": "Fast games.", "broken": "Not an engine configuration."}
     assert load_config(None, ["search.n_threads=2"], preset="blitz").search == SearchParams(playouts=100, n_threads=2)
+    with pytest.raises(ConfigError, match="^data: unknown key"):
+        load_config(None, preset="broken")
 
 
-@pytest.mark.parametrize("name", ["nope", "train-mm", "match-quick"])
+@pytest.mark.parametrize("name", ["nope", "../configs/fbt", "notes"])
 def test_unknown_preset_names_the_known_ones(name):
     with pytest.raises(ConfigError) as error:
         load_config(None, preset=name)
@@ -224,6 +226,8 @@ def run_cli(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess:
     (["gtp", "--set", "reading.prior=/nonexistent/leaf.npz"],
      "tesuji: reading.prior: /nonexistent/leaf.npz: no such model file"),
     (["gtp", "--set", "reading.prior=oracle"], "tesuji: reading.prior: unknown prior 'oracle'"),
+    (["gtp", "--preset", "dtree", "--set", "prior.model=~/.cache/tesuji/models/absent.npz"],   # not rebuilt yet
+     f"tesuji: prior.model: {Path.home()}/.cache/tesuji/models/absent.npz: no such model file"),
     (["gtp", "--set", "reading.budget=700"], "tesuji: reading.budget: unknown key"),
     (["gtp", "--set", "reading.method=alphabeta"], "tesuji: reading.method: must be one of pp, pns"),
 ])

@@ -1,4 +1,6 @@
 """`tesuji presets` and `tesuji gtp --preset NAME`, in process; one engine run from another folder."""
+from pathlib import Path
+
 import pytest
 
 from engine.config import presets
@@ -6,12 +8,17 @@ from gtp import cli
 from tests.gtp.gtpproc import GtpProcess, tesuji_command
 
 
-def test_presets_lists_each_with_its_description(capsys):
+def test_presets_lists_every_file_of_configs_with_its_whole_first_comment_line(capsys):
     assert cli.main(["presets"]) == 0
     out = capsys.readouterr().out.splitlines()
     rows = {line.split()[0]: line.split(None, 1)[1] for line in out}
-    assert list(rows) == list(presets()) and {"default", "fbt", "mm"} <= set(rows)
-    assert rows["mm"].startswith("Tesuji with the MM prior")
+    folder = Path(__file__).resolve().parents[2] / "configs"
+    assert list(rows) == sorted(f.stem for f in folder.iterdir()) == list(presets())
+    assert {"default", "fbt", "mm", "dtree", "spt", "pbn", "none"} <= set(rows)
+    for name, description in rows.items():
+        first = (folder / f"{name}.yaml").read_text().splitlines()[0]
+        assert first == f"# {description}" and description.endswith("."), name   # one whole sentence
+    assert rows["mm"] == "Tesuji with the MM prior (generalized Bradley-Terry): 39.5% top-1 on unseen KGS games."
     assert len({line.index(rows[name]) for line, name in zip(out, rows)}) == 1   # descriptions aligned
 
 

@@ -1,6 +1,5 @@
 """Coulom's MM on synthetic competitions, the competition store, and the `mm` prior's own files
 (tests/priors/test_contract.py holds what every prior must do)."""
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -145,12 +144,20 @@ def test_competitions_from_positions_skip_nothing_legal():
 
 # --- model files of the 12-group feature set -------------------------------------------------------
 
-KGS_MODEL = Path(__file__).resolve().parents[2] / "priors" / "models" / "mm-kgs.npz"   # 12 groups
 LEGACY = len(features.LEGACY_GROUPS)
 
 
-def test_the_12_group_kgs_model_scores_do_not_depend_on_the_new_groups():
-    prior = MMPrior.load(KGS_MODEL)
+def save_legacy(fitted: MMPrior, path):
+    """`fitted` written as a model file of the 12-group feature set."""
+    n = int(fitted.level_counts_[:LEGACY].sum())
+    arrays = {**fitted.arrays(), "gammas": fitted.gammas_[:n], "level_counts": fitted.level_counts_[:LEGACY]}
+    save_model(path, "mm", arrays, {**fitted.metadata(), "groups": list(features.LEGACY_GROUPS)})
+    return path
+
+
+def test_a_12_group_model_files_scores_do_not_depend_on_the_new_groups(tmp_path):
+    fitted = MMPrior(MMHyperparameters(n_iterations=5, groups=features.LEGACY_GROUPS)).fit(hand_positions() * 3)
+    prior = MMPrior.load(save_legacy(fitted, tmp_path / "old.npz"))
     assert set(prior.hyper.groups) <= set(features.LEGACY_GROUPS)
     assert np.all(prior.gammas_[prior._offsets[LEGACY]:] == 1.0)
     board = opening_board()

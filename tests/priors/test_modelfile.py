@@ -2,7 +2,7 @@
 import numpy as np
 import pytest
 
-from priors.modelfile import ModelError, load_model, read_model, save_model
+from priors.modelfile import ModelError, load_model, read_model, save_model, settings_chosen_on
 
 
 def test_damaged_file_is_rejected(tmp_path):
@@ -51,3 +51,11 @@ def test_pickled_arrays_are_never_loaded(tmp_path):
 def test_the_header_name_is_reserved(tmp_path):
     with pytest.raises(ValueError, match="reserved"):
         save_model(tmp_path / "model.npz", "mm", {"metadata": np.ones(1)}, {})
+
+
+def test_the_split_that_chose_the_settings_reads_back_and_is_unknown_when_absent(tmp_path):
+    save_model(tmp_path / "old.npz", "mm", {"w": np.ones(2)}, {})
+    assert settings_chosen_on(read_model(tmp_path / "old.npz")[1]) == ("unknown", "")
+    save_model(tmp_path / "new.npz", "mm", {"w": np.ones(2)},
+               {"settings_chosen_on": "validation", "settings_note": "k chosen on validation games"})
+    assert settings_chosen_on(read_model(tmp_path / "new.npz")[1]) == ("validation", "k chosen on validation games")

@@ -11,7 +11,7 @@ from priors.dtree import DTreePrior
 from priors.fbt import FBTHyperparameters, FBTPrior
 from priors.mm import MMPrior
 from priors.dataset import GameDataset, ids_digest
-from priors.modelfile import read_model
+from priors.modelfile import read_model, settings_chosen_on
 from tests.priors.tiny_archive import data_dir, random_game, write_config  # noqa: F401 (data_dir is a fixture)
 
 def test_train_then_evaluate(tmp_path, data_dir, capsys):
@@ -34,6 +34,17 @@ def test_train_then_evaluate(tmp_path, data_dir, capsys):
     assert (out / "predict" / "tiny" / "phase.png").is_file()
     assert prior.info_["config"]["mm"]["n_iterations"] == 3 and "hyper" not in prior.info_["config"]
     assert "pessimistically" in capsys.readouterr().out
+    assert settings_chosen_on(read_model(tmp_path / "mm.npz")[1]) == ("unknown", "")   # the config says nothing
+
+
+def test_the_split_that_chose_the_settings_goes_from_the_config_to_the_header_and_back(tmp_path, data_dir):
+    config = write_config(tmp_path, data_dir)
+    assert train.main([str(config), "--set", "mm.n_iterations=2", "--set", "settings_chosen_on=test",
+                       "--set", "settings_note=n_iterations picked on test games"]) == 0
+    header = read_model(tmp_path / "mm.npz")[1]
+    assert settings_chosen_on(header) == ("test", "n_iterations picked on test games")
+    MMPrior.load(tmp_path / "mm.npz").save(tmp_path / "again.npz")        # a prior keeps it when saved again
+    assert settings_chosen_on(read_model(tmp_path / "again.npz")[1]) == ("test", "n_iterations picked on test games")
 
 
 def test_fbt_and_lfr_train_on_competitions_cached_once(tmp_path, data_dir, capsys):
@@ -142,6 +153,7 @@ def test_an_interrupted_extraction_resumes_after_its_finished_chunks(tmp_path, d
     ("data.max_games=many", "data.max_games"),
     ("data.games=[5, 3]", "data.games"),                       # two counts for one archive
     ("data.games=[0]", "data.games"),
+    ("settings_chosen_on=training", "settings_chosen_on: must be one of validation, test, defaults, unknown"),
 ])
 def test_config_errors_name_the_key(tmp_path, data_dir, override, message):
     with pytest.raises(ValueError, match=message):
