@@ -5,9 +5,11 @@ Every record is a folder `bench/results/<bench>/<slug>/` (`match`, `league`, `sp
 
     run.json        the run: bench, slug, config, and one provenance entry per invocation (a resumed run
                     has several): date, command, commit, dirty flag, machine, load average
-    games.jsonl     one JSON object per line, appended as items finish (games, positions, problems);
-                    what a resumed run trusts
-    summary.json    the run's figures, as the results page reads them
+    games.jsonl     one game per line (match, league), appended as games finish; what a resumed run trusts
+    items.jsonl     the same for the other benches' items, one per line: a .tst file's tests (regress), a
+                    problem set's rows (tactics), a study value (spt-study), a seed's run (fbt-runs)
+    summary.json    the run's figures, as the results page reads them: a "figures" list (`figure_entry`)
+                    beside the bench's own fields
     summary.txt     the same for a reader
     *.png           its plots
 
@@ -21,6 +23,7 @@ import json
 import os
 import platform
 import re
+import shlex
 import subprocess
 import sys
 from pathlib import Path
@@ -29,6 +32,7 @@ from typing import Any, Iterable, Iterator, Mapping
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "bench" / "results"
 SLUG_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.+-]*$")
+ITEMS = "items.jsonl"          # the items of a bench other than match and league
 
 
 def results_folder(bench: str, slug: str) -> Path:
@@ -76,6 +80,11 @@ def load_average() -> list[float] | None:
         return [round(x, 2) for x in os.getloadavg()]
     except (AttributeError, OSError):
         return None
+
+
+def command_line(module: str, argv: Iterable[str] | None = None) -> str:
+    """`python -m MODULE ARGS`, the command that gives a run again (ARGS: sys.argv[1:] by default)."""
+    return shlex.join(["python", "-m", module, *(sys.argv[1:] if argv is None else argv)])
 
 
 def provenance(argv: Iterable[str] | None = None, command: str | None = None) -> dict[str, Any]:
@@ -174,7 +183,32 @@ def iter_jsonl(path: Path) -> Iterator[dict[str, Any]]:
 # -- summaries and plots ------------------------------------------------------------------------------------
 
 def write_json(path: Path, data: Any) -> None:
-    Path(path).write_text(json.dumps(data, indent=1, default=str) + "\n", encoding="utf-8")
+    """One line, no indentation: records stay small (`python -m json.tool` shows one indented)."""
+    Path(path).write_text(json.dumps(data, default=str) + "\n", encoding="utf-8")
+
+
+SHARE_UNITS = {"top-1", "top-5", "top-10", "top-20", "share", "rate", "win rate"}   # shown as percentages
+
+
+def figure_entry(key: str, label: str, value: float | None, *, unit: str, low: float | None = None,
+                 high: float | None = None, n: int | None = None, text: str | None = None) -> dict[str, Any]:
+    """One entry of summary.json's "figures": what the results page shows of a record. `low`/`high` are
+    the 95% interval where one exists; `text` defaults to the value (a share as a percentage) with it."""
+    if text is None:
+        text = _figure_text(value, low, high, n, unit)
+    return {"key": key, "label": label, "value": value, "low": low, "high": high, "n": n, "unit": unit,
+            "text": text}
+
+
+def _figure_text(value: float | None, low: float | None, high: float | None, n: int | None, unit: str) -> str:
+    if value is None:
+        return "-"
+    share = unit in SHARE_UNITS
+    show = (lambda x: f"{100 * x:.1f}%") if share else (lambda x: f"{x:,.4g}" if abs(x) < 1000 else f"{x:,.0f}")
+    text = show(value) + ("" if share else f" {unit}")
+    if low is not None and high is not None:
+        text += f" [{show(low)}, {show(high)}]"
+    return text + (f" of {n:,}" if n is not None else "")
 
 
 def write_summary(folder: Path, summary: Mapping[str, Any], text: str) -> None:
@@ -187,12 +221,13 @@ def read_summary(folder: Path) -> dict[str, Any]:
     return json.loads(Path(folder, "summary.json").read_text(encoding="utf-8"))
 
 
-def figure(width: float = 6.0, height: float = 4.0):
-    """A matplotlib figure and axes drawn off screen (Agg), the one way benches start a plot."""
+def figure(width: float = 6.0, height: float = 4.0, **subplots: Any):
+    """A matplotlib figure and axes drawn off screen (Agg), the one way benches start a plot; `subplots`
+    (ncols=4, sharex=True, ...) go to plt.subplots."""
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-    return plt.subplots(figsize=(width, height))
+    return plt.subplots(figsize=(width, height), **subplots)
 
 
 def save_plot(fig, path: Path, dpi: int = 80) -> Path:
