@@ -12,7 +12,7 @@ Every finished (cell, seed) is appended to runs.jsonl in the output folder, so a
 resumes where it stopped. The folder also gets summary.json, summary.txt and top1.png.
 
 Scoring is `priors.fbt.model.score` (ties pessimistic: the expert move's rank counts every candidate
-scored at least as high), the same ranks `python -m priors.evaluate` gives position by position.
+scored at least as high), the same ranks `python -m bench.predict` gives position by position.
 """
 from __future__ import annotations
 
@@ -30,8 +30,8 @@ from typing import Any
 import numpy as np
 import yaml
 
+from bench.predict import N_PHASES, PHASE_MOVES, TOP_K
 from priors.competitions import Competitions
-from priors.evaluate import N_PHASES, PHASE_MOVES, TOP_K
 from priors.fbt import train as fbt_train
 from priors.fbt.model import FBTPrior, score
 from priors.groups import group_offsets
@@ -141,7 +141,7 @@ def held_out_competitions(config: TrainConfig, data: TrainingData, sample: float
 
 
 def held_out_scores(prior: FBTPrior, held_out: Competitions) -> dict[str, Any]:
-    """Top-1 to top-20, mean log-likelihood and top-1 per game phase (priors.evaluate's phases)."""
+    """Top-1 to top-20, mean log-likelihood and top-1 per game phase (bench.predict's phases)."""
     loglik, rank = score(held_out, prior.w_, prior.v_, group_offsets(prior.level_counts_))
     phase = np.minimum((held_out.move_numbers - 1) // PHASE_MOVES, N_PHASES - 1)
     return {

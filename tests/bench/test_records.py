@@ -48,3 +48,37 @@ def test_a_torn_last_line_is_dropped_and_cut_so_appends_stay_whole(tmp_path):
     assert read_jsonl(path) == [{"game": 0}]
     append_jsonl(path, {"game": 2})
     assert read_jsonl(path) == [{"game": 0}, {"game": 2}]
+
+
+def assert_invocation(entry: dict, command: str) -> None:
+    """One invocation's provenance as every bench's run.json holds it: the command that ran, the commit
+    (12 hex digits) with its dirty flag, the machine and the load."""
+    assert entry["command"].startswith(command), entry["command"]
+    assert len(entry["commit"]) == 12 and isinstance(entry["dirty"], bool)
+    assert entry["machine"]["cpus"] >= 1 and entry["date"][:2] == "20"
+    assert set(entry) == {"date", "command", "commit", "dirty", "machine", "load"}
+
+
+def assert_figures(summary: dict) -> list[dict]:
+    """summary.json's generic figures: unique keys, each with its label, value, interval, n, unit and text."""
+    figures = summary["figures"]
+    assert figures and len({f["key"] for f in figures}) == len(figures)
+    for f in figures:
+        assert set(f) == {"key", "label", "value", "low", "high", "n", "unit", "text"}
+        assert (f["low"] is None) == (f["high"] is None)
+        assert f["low"] is None or f["low"] <= f["value"] <= f["high"], f
+    return figures
+
+
+def test_a_figure_entry_shows_a_share_as_a_percentage_with_its_interval():
+    from bench.records import figure_entry
+    entry = figure_entry("fbt/top1", "top-1", 0.413, low=0.41, high=0.416, n=186739, unit="top-1")
+    assert entry["text"] == "41.3% [41.0%, 41.6%] of 186,739" and entry["key"] == "fbt/top1"
+    assert figure_entry("9/1t", "speed", 15234.4, unit="playouts/s")["text"] == "15,234 playouts/s"
+    assert figure_entry("x", "x", 0.5, unit="share", text="1 of 2")["text"] == "1 of 2"
+
+
+def test_the_command_line_quotes_what_the_shell_would_split():
+    from bench.records import command_line
+    assert command_line("bench.regress", ["--engine", "gnugo --mode gtp"]) == \
+        "python -m bench.regress --engine 'gnugo --mode gtp'"

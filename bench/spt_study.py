@@ -1,15 +1,16 @@
 """The thesis's parameter study (Tidwell 2012 §5, Figs 5.1-5.5): top-1/5/10/20 against d, m, s, w_p and n.
 
-    python -m priors.spt.study configs/bench-spt-study.yaml [--set spt.KEY=VALUE ...] [--only d m ...]
+    python -m bench.spt_study configs/bench-spt-study.yaml [--set spt.KEY=VALUE ...] [--only d m ...]
 
 Each sweep varies one parameter and holds the others at the training config's values. For every value
 `trees` trees are grown (tree k from the generator seeded (seed, k), as `priors.train` grows them) on
 the pool of the training config's games, and forests of each size K in `forests` are drawn from them
 at random (`draws` times; the thesis drew its forests from 30 trees), scored on a fixed sample of
 test-split positions, and reported as the mean and standard deviation over the draws (the thesis's
-error bars). Ranks are pessimistic, as `priors.evaluate` counts them. Every finished value is appended
-to study.jsonl in the output folder, so an interrupted study of the same settings resumes; the folder also gets
-summary.json and one PNG per parameter.
+error bars). Ranks are pessimistic, as `bench.predict` counts them. The output folder is a record
+(bench.records): every finished value is appended to items.jsonl, so an interrupted study of the same
+settings resumes; run.json, summary.json (figures: each sweep's best top-1 at the largest forest),
+summary.txt and one PNG per parameter.
 """
 from __future__ import annotations
 
@@ -25,8 +26,8 @@ import numpy as np
 import yaml
 from tqdm import tqdm
 
+from bench import records as rec
 from priors.dataset import GameDataset
-from priors.evaluate import commit, machine
 from priors.spt.growth import Pool
 from priors.spt.model import SPTPrior
 from priors.spt.scoring import TOP_K, Sample, ranks, read_sample, top_k
@@ -78,13 +79,10 @@ def score_value(pool: Pool, sample: Sample, hyper, n_trees: int, forests: list[i
     return out
 
 
-def plot(records: list[dict[str, Any]], parameter: str, folder: Path) -> str:
+def plot(records: list[dict[str, Any]], parameter: str, folder: Path) -> Path:
     """<parameter>.png: top-k against the parameter, one panel per k, one line per forest size."""
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
     rows = sorted((r for r in records if r["parameter"] == parameter), key=lambda r: r["value"])
-    fig, axes = plt.subplots(1, len(TOP_K), figsize=(13, 3.4), sharex=True)
+    fig, axes = rec.figure(13, 3.4, ncols=len(TOP_K), sharex=True)
     for ax, k in zip(axes, TOP_K):
         for size in rows[0]["forests"]:
             mean = [100 * r["forests"][size][f"top{k}"]["mean"] for r in rows]
@@ -98,15 +96,37 @@ def plot(records: list[dict[str, Any]], parameter: str, folder: Path) -> str:
     axes[0].set_ylabel("expert move in top k (%)")
     axes[-1].legend(fontsize=8)
     fig.suptitle(f"SPT accuracy against the {LABELS[parameter]} (others at the defaults)", fontsize=10)
-    fig.tight_layout()
-    path = folder / f"{parameter}.png"
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return str(path)
+    return rec.save_plot(fig, folder / f"{parameter}.png")
+
+
+def figures(records: list[dict[str, Any]], positions: int) -> list[dict[str, Any]]:
+    """Per swept parameter, the best mean top-1 of the largest forest and the value that gave it."""
+    out = []
+    for parameter in PARAMETERS:
+        rows = [r for r in records if r["parameter"] == parameter]
+        if not rows:
+            continue
+        size = max(rows[0]["forests"], key=int)
+        best = max(rows, key=lambda r: r["forests"][size]["top1"]["mean"])
+        out.append(rec.figure_entry(
+            f"{parameter}/best-top1", f"top-1 of {size}-tree forests at the best {parameter}",
+            best["forests"][size]["top1"]["mean"], n=positions, unit="top-1",
+            text=f"{100 * best['forests'][size]['top1']['mean']:.1f}% at {parameter} = {best['value']} "
+                 f"(K = {size}, {positions:,} test positions)"))
+    return out
+
+
+def table(records: list[dict[str, Any]]) -> str:
+    lines = []
+    for r in sorted(records, key=lambda r: (PARAMETERS.index(r["parameter"]), r["value"])):
+        cells = "  ".join(f"K={size}: " + "/".join(f"{100 * f[f'top{k}']['mean']:.1f}" for k in TOP_K)
+                          for size, f in r["forests"].items())
+        lines.append(f"{r['parameter']:>3s} = {r['value']:<6}  {cells}")
+    return "\n".join(lines)
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m priors.spt.study", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="python -m bench.spt_study", description=__doc__.splitlines()[0])
     parser.add_argument("config", help="study config (YAML), e.g. configs/bench-spt-study.yaml")
     parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                         help="override a value of the training config, e.g. --set spt.last_moves=2")
@@ -120,9 +140,6 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {err}", file=sys.stderr)
         return 2
     folder = Path(args.out or study["out"])
-    folder.mkdir(parents=True, exist_ok=True)
-    done_path = folder / "study.jsonl"
-    records = [json.loads(line) for line in done_path.read_text().splitlines()] if done_path.exists() else []
     pool, stats = read_pool(config.data, None, config.chunk_games)
     sample = test_sample(config, study.get("test", {}))
     print(f"pool: {len(pool)} positions of {stats['games']} training games; test sample: {len(sample)} "
@@ -133,7 +150,10 @@ def main(argv: list[str] | None = None) -> int:
     settings = json.loads(json.dumps({"spt": asdict(config.hyper), "data": asdict(config.data),
                                       "test": study.get("test", {}), "trees": n_trees, "forests": forests,
                                       "draws": draws}, default=list))
-    records = [r for r in records if r.get("settings") == settings]
+    rec.start_run(folder, "spt-study", {"study": study, "settings": settings},
+                  command=rec.command_line("bench.spt_study", argv))
+    items = folder / rec.ITEMS
+    records = [r for r in rec.read_jsonl(items) if r.get("settings") == settings]
     todo = [(p, v) for p, values in sweeps.items() for v in values
             if not any(r["parameter"] == p and r["value"] == v for r in records)]
     for parameter, value in tqdm(todo, desc="study", unit="value", file=sys.stderr, dynamic_ncols=True):
@@ -141,23 +161,18 @@ def main(argv: list[str] | None = None) -> int:
         record = {"parameter": parameter, "value": value, "settings": settings,
                   **score_value(pool, sample, replace(config.hyper, **{parameter: value}), n_trees, forests,
                                 draws, rng)}
-        with done_path.open("a") as f:
-            f.write(json.dumps(record) + "\n")
+        rec.append_jsonl(items, record)
         records.append(record)
     summary = {"question": "SPT accuracy against its parameters (Tidwell 2012 Figs 5.1-5.5)",
-               "command": "python -m priors.spt.study " + " ".join(argv if argv is not None else sys.argv[1:]),
-               "commit": commit(), "date": time.strftime("%Y-%m-%d %H:%M:%S"), "machine": machine(),
-               "study": study, "settings": settings,
+               "figures": figures(records, len(sample)),
                "pool": {"positions": len(pool), **stats},
                "test": {"positions": len(sample), "games": int(len(np.unique(sample.games)))},
-               "tie_rule": "pessimistic", "records": records}
-    (folder / "summary.json").write_text(json.dumps(summary, indent=1))
+               "tie_rule": "pessimistic"}
+    text = table(records)
+    rec.write_summary(folder, summary, text)
     files = [plot(records, p, folder) for p in PARAMETERS if p in sweeps and any(r["parameter"] == p for r in records)]
-    for r in sorted(records, key=lambda r: (PARAMETERS.index(r["parameter"]), r["value"])):
-        cells = "  ".join(f"K={size}: " + "/".join(f"{100 * f[f'top{k}']['mean']:.1f}" for k in TOP_K)
-                          for size, f in r["forests"].items())
-        print(f"{r['parameter']:>3s} = {r['value']:<6}  {cells}")
-    print(f"wrote {folder / 'summary.json'}, " + ", ".join(files))
+    print(text)
+    print(f"wrote {folder / 'summary.json'}, " + ", ".join(map(str, files)))
     return 0
 
 

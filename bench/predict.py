@@ -1,10 +1,12 @@
 """Move-prediction accuracy on games a model never saw:
-`python -m priors.evaluate MODEL [MODEL ...] --data DIR [--split test] [--max-games N]`.
+`python -m bench.predict MODEL [MODEL ...] --data DIR [--split test] [--max-games N]`.
 
 MODEL is a model file (its kind is read from the file) or the name of a prior that needs none
 (`none`, the uniform baseline). Every model scores the same positions through its public
-`evaluate(board, color)`, timed per call, exactly what the search gets. Prints one table and writes
-JSON and PNG plots to `bench/results/predict/<name>/`.
+`evaluate(board, color)`, timed per call, exactly what the search gets. Prints one table and writes the
+record `bench/results/predict/<name>/`: run.json, summary.json (every model's scores and the "figures":
+top-1 with its interval, top-5/10/20, ms per position), summary.txt (the table) and two plots (topk.png,
+phase.png; `--plot FOLDER` draws them again from a record's summary.json).
 
 Ranks are pessimistic: the expert move's rank is the number of candidate moves whose probability is
 at least the expert move's, so every tie counts against the model. Top-k accuracy is the share of
@@ -16,9 +18,6 @@ and of log-likelihood, with paired 95% intervals from the same bootstrap over ga
 from __future__ import annotations
 
 import argparse
-import json
-import platform
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -27,6 +26,7 @@ from typing import Any
 import numpy as np
 from tqdm import tqdm
 
+from bench import records
 from priors.base import Prior, load_file, registered
 from priors.modelfile import ModelError
 from priors.dataset import DEFAULT_ARCHIVES, DEFAULT_FRACTIONS, GameDataset
@@ -45,13 +45,6 @@ def open_model(spec: str) -> tuple[Prior, dict[str, Any]]:
     if not Path(spec).is_file():
         raise ModelError(f"{spec}: no such model file, and not a prior name ({', '.join(sorted(registered()))})")
     return load_file(spec)
-
-
-def results_folder(root: str | Path, name: str) -> Path:
-    """Where one run's results go: <root>/predict/<name>/, as every bench writes <bench>/<slug>/."""
-    folder = Path(root) / "predict" / name
-    folder.mkdir(parents=True, exist_ok=True)
-    return folder
 
 
 class Scores:
@@ -144,22 +137,6 @@ def evaluate_models(models: list[tuple[str, Prior]], dataset: GameDataset, progr
     return scores
 
 
-def machine() -> dict[str, Any]:
-    import os
-    return {"node": platform.node(), "processor": platform.processor() or platform.machine(),
-            "python": platform.python_version(), "cpus": os.cpu_count(),
-            "load_average": list(os.getloadavg()) if hasattr(os, "getloadavg") else None}
-
-
-def commit() -> str:
-    try:
-        out = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
-                             cwd=Path(__file__).resolve().parent, timeout=10)
-        return out.stdout.strip() or "unknown"
-    except (OSError, subprocess.SubprocessError):
-        return "unknown"
-
-
 def table(results: list[dict[str, Any]]) -> str:
     lines = [f"{'model':28s} {'top1':>6s} {'95% CI':>14s} {'top5':>6s} {'top10':>6s} {'top20':>6s} "
              f"{'loglik':>7s} {'ms/pos':>7s} {'cpu ms':>7s}"]
@@ -185,13 +162,39 @@ def table(results: list[dict[str, Any]]) -> str:
     return "\n".join(lines)
 
 
-def plot(results: list[dict[str, Any]], folder: Path) -> list[str]:
+def figures(results: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """summary.json's figures: per model top-1 (with its interval over games), top-5/10/20 and ms per
+    position; per later model its top-1 against the first's on the same positions."""
+    out = []
+    for r in results:
+        s, label, n = r["scores"], r["label"], r["scores"]["positions"]
+        lo, hi = s["top1_ci95"]
+        out.append(records.figure_entry(f"{label}/top1", f"{label}: top-1 on unseen games", s["top1"],
+                                        low=lo, high=hi, n=n, unit="top-1"))
+        out += [records.figure_entry(f"{label}/top{k}", f"{label}: top-{k} on unseen games", s["top_k"][k - 1],
+                                     n=n, unit=f"top-{k}") for k in (5, 10, 20)]
+        out.append(records.figure_entry(f"{label}/ms", f"{label}: milliseconds per position",
+                                        s["ms_per_position"]["mean"], n=n, unit="ms"))
+        if "against_first" in r:
+            d, first = r["against_first"], results[0]["label"]
+            lo, hi = d["top1_ci95"]
+            out.append(records.figure_entry(f"{label}/top1-vs-{first}", f"{label} - {first}: top-1 difference",
+                                            d["top1"], low=lo, high=hi, n=n, unit="share"))
+    return out
+
+
+def unique_labels(results: list[dict[str, Any]]) -> None:
+    """Give a model that shares its label with an earlier one a `#2`, `#3`: figure keys are unique."""
+    seen: dict[str, int] = {}
+    for r in results:
+        seen[r["label"]] = seen.get(r["label"], 0) + 1
+        if seen[r["label"]] > 1:
+            r["label"] += f"#{seen[r['label']]}"
+
+
+def plot(results: list[dict[str, Any]], folder: Path) -> list[Path]:
     """topk.png (accuracy against k) and phase.png (top-1 by game phase) in `folder`."""
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-    files = []
-    fig, ax = plt.subplots(figsize=(6, 4))
+    fig, ax = records.figure()
     for r in results:
         ax.plot(range(1, TOP_K + 1), [100 * v for v in r["scores"]["top_k"]], marker="o", ms=3, label=r["label"])
     ax.set_xlabel("k")
@@ -200,11 +203,8 @@ def plot(results: list[dict[str, Any]], folder: Path) -> list[str]:
     ax.set_xticks(range(1, TOP_K + 1, 2))
     ax.grid(alpha=0.3)
     ax.legend()
-    fig.tight_layout()
-    files.append(str(folder / "topk.png"))
-    fig.savefig(files[-1], dpi=120)
-    plt.close(fig)
-    fig, ax = plt.subplots(figsize=(6, 4))
+    files = [records.save_plot(fig, folder / "topk.png")]
+    fig, ax = records.figure()
     width = 0.8 / len(results)
     for i, r in enumerate(results):
         phases = r["scores"]["phases"]
@@ -215,16 +215,13 @@ def plot(results: list[dict[str, Any]], folder: Path) -> list[str]:
     ax.set_ylabel("top-1 (%)")
     ax.set_title("Top-1 accuracy by game phase")
     ax.legend(loc="lower right", framealpha=0.9)
-    fig.tight_layout()
-    files.append(str(folder / "phase.png"))
-    fig.savefig(files[-1], dpi=120)
-    plt.close(fig)
+    files.append(records.save_plot(fig, folder / "phase.png"))
     return files
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m priors.evaluate", description=__doc__.splitlines()[0])
-    parser.add_argument("models", nargs="+", help="model files (.npz) or prior names such as none")
+    parser = argparse.ArgumentParser(prog="python -m bench.predict", description=__doc__.splitlines()[0])
+    parser.add_argument("models", nargs="*", help="model files (.npz) or prior names such as none")
     parser.add_argument("--data", default="../shared/data", help="directory of the game archives")
     parser.add_argument("--archives", nargs="+", default=list(DEFAULT_ARCHIVES))
     parser.add_argument("--split", default="test", choices=["train", "validation", "test"])
@@ -236,7 +233,19 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", default="bench/results", help="results root; a run writes to OUT/predict/NAME/")
     parser.add_argument("--name", default="", help="results folder name (default: the models' labels)")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
+    parser.add_argument("--plot", type=Path, metavar="FOLDER",
+                        help="score nothing: draw a record's plots again from its summary.json")
     args = parser.parse_args(argv)
+    if args.plot:
+        try:
+            files = plot(records.read_summary(args.plot)["results"], args.plot)
+        except (OSError, ValueError, KeyError) as err:
+            print(f"error: {args.plot}: not a predict record ({err})", file=sys.stderr)
+            return 2
+        print("wrote " + ", ".join(map(str, files)))
+        return 0
+    if not args.models:
+        parser.error("name at least one model")
     try:
         models = []
         for spec in args.models:
@@ -261,27 +270,28 @@ def main(argv: list[str] | None = None) -> int:
                         "kind": metadata.get("kind"), "trained": trained, "scores": sc.summary(rng)})
     for result, sc in zip(results[1:], scores[1:]):      # after every summary: their intervals stay as they were
         result["against_first"] = against_first(scores[0], sc, rng)
-    report = {
+    folder = Path(args.out) / "predict" / (args.name or "-".join(r["label"] for r in results))
+    unique_labels(results)
+    config = {"models": args.models, "data_dir": str(args.data), "archives": args.archives, "split": args.split,
+              "fractions": args.fractions, "max_games": args.max_games, "sample": args.sample, "seed": args.seed,
+              "size": args.size}
+    records.start_run(folder, "predict", config, command=records.command_line("bench.predict", argv))
+    summary = {
         "question": "move prediction on unseen games",
-        "command": "python -m priors.evaluate " + " ".join(argv if argv is not None else sys.argv[1:]),
-        "commit": commit(),
-        "date": time.strftime("%Y-%m-%d %H:%M:%S"),
-        "machine": machine(),
+        "figures": figures(results),
         "seconds": round(time.time() - started, 1),
         "tie_rule": TIE_RULE,
-        "data": {"data_dir": str(args.data), "archives": args.archives, "split": args.split,
-                 "fractions": args.fractions, "games": dataset.stats.games, "positions": dataset.stats.positions,
-                 "skipped": dict(dataset.stats.skipped), "sample": args.sample, "seed": args.seed,
-                 "max_games": args.max_games, "size": args.size},
+        "data": {"games": dataset.stats.games, "positions": dataset.stats.positions,
+                 "skipped": dict(dataset.stats.skipped)},
         "results": results,
     }
-    print(f"{dataset.stats.games} games, {dataset.stats.positions} positions of the {args.split} split; "
-          f"ties broken pessimistically")
-    print(table(results))
-    folder = results_folder(args.out, args.name or "-".join(r["label"] for r in results))
-    (folder / "predict.json").write_text(json.dumps(report, indent=1))
+    head = (f"{dataset.stats.games} games, {dataset.stats.positions} positions of the {args.split} split; "
+            f"ties broken pessimistically")
+    text = head + "\n" + table(results)
+    print(text)
+    records.write_summary(folder, summary, text)
     files = plot(results, folder)
-    print(f"wrote {folder / 'predict.json'}, " + ", ".join(files))
+    print(f"wrote {folder / 'summary.json'}, " + ", ".join(map(str, files)))
     return 0
 
 

@@ -1,5 +1,5 @@
 """The paper's prediction trends on held-out games (Michalowski et al. 2011, Figs 3-5; cortigo.md T5, T6):
-`python -m priors.pbn.trends CONFIG --model MODEL.npz [--stones 3 5 10] [--sizes 30 700 5000]`.
+`python -m bench.pbn_trends CONFIG --model MODEL.npz [--stones 3 5 10] [--sizes 30 700 5000]`.
 
 For each region kind, stone count s and training size N it fits the (kind, s) pyramid on N samples of
 the config's training games (the model file's own N is read from it, as it was fitted the same way) and
@@ -14,14 +14,12 @@ the whole-board prior restricted to their union, illegal points taken as the occ
 with the shipped model's pyramids on the test positions whose corner holds s stones and whose move falls
 in the union, and like for like against the corner's own views where the move falls in the corner's 9x9
 (both then rank the same 81 points).
-Intervals are 95% bootstraps over samples. Prints one table, writes `<out>/pbn-trends/<name>/trends.json`.
+Intervals are 95% bootstraps over samples. Prints one table and writes the record `<out>/pbn-trends/<name>/`
+(run.json; summary.json with the rows and the figures, top-5/10/20 of each row with its interval; summary.txt).
 """
 from __future__ import annotations
 
 import argparse
-import json
-import platform
-import subprocess
 import sys
 import time
 from dataclasses import replace
@@ -29,6 +27,7 @@ from pathlib import Path
 
 import numpy as np
 
+from bench import records
 from priors.base import load_file
 from priors.pbn.model import (PBNHyperparameters, PBNPrior, RegionModel, fit_stone_model, pyramid_for,
                               stack_networks)
@@ -246,16 +245,33 @@ def held_out_positions(config, split: str, max_games: int) -> tuple:
     return tuple(np.concatenate([p[i] for p in parts]) for i in range(3))
 
 
-def commit() -> str:
-    try:
-        return subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
-                              check=True).stdout.strip()
-    except (OSError, subprocess.CalledProcessError):
-        return "unknown"
+def figures(rows: list[dict]) -> list[dict]:
+    """Top-5, 10 and 20 of each row's model with their intervals: `corner/s3/N700/top5`, `combined/s5/top10`."""
+    out = []
+    for row in rows:
+        name = f"{row['kind']}/s{row['stones']}" + (f"/N{row['train_samples']}" if "train_samples" in row else "")
+        for k in (5, 10, 20):
+            low, high = row["pbn"]["ci"].get(str(k)) or row["pbn"]["ci"][k]
+            out.append(records.figure_entry(f"{name}/top{k}", f"{name}: top-{k} of held-out moves in the region",
+                                            row["pbn"]["top_k"][k - 1], low=low, high=high, n=row["pbn"]["n"],
+                                            unit=f"top-{k}"))
+    return out
+
+
+def table(rows: list[dict]) -> str:
+    """One line per row: the model's top-5/10/20, beside its pooled views and the board-blind baseline."""
+    lines = [f"{'kind':18} {'s':>2} {'N':>5} {'samples':>7}  top-5/10/20 (%)      pooled               blind"]
+    for row in rows:
+        cells = ["/".join(f"{100 * row[key]['top_k'][k - 1]:.1f}" for k in (5, 10, 20)) if key in row else "-"
+                 for key in ("pbn", "pbn_pooled", "blind")]
+        lines.append(f"{row['kind']:18} {row['stones']:2} {row.get('train_samples', '-'):>5} {row['pbn']['n']:7}  "
+                     + "  ".join(f"{c:19}" for c in cells).rstrip())
+    lines.append("95% bootstrap intervals over samples in summary.json")
+    return "\n".join(lines)
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m priors.pbn.trends", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="python -m bench.pbn_trends", description=__doc__.splitlines()[0])
     parser.add_argument("config", help="the training config (its data and pbn sections), e.g. configs/train-pbn.yaml")
     parser.add_argument("--model", required=True, help="a fitted pbn model file (for the combined models)")
     parser.add_argument("--stones", type=int, nargs="+", default=[3, 5, 10])
@@ -292,15 +308,17 @@ def main(argv: list[str] | None = None) -> int:
         rows += combined_rows(prior, held_out_positions(config, args.split, args.test_games), args.stones, rng, print,
                               args.pool, args.strip_exponent)
     folder = Path(args.out) / "pbn-trends" / args.name
-    folder.mkdir(parents=True, exist_ok=True)
-    record = {"command": "python -m priors.pbn.trends " + " ".join(argv if argv is not None else sys.argv[1:]),
-              "commit": commit(), "machine": platform.node(), "date": time.strftime("%Y-%m-%d %H:%M:%S"),
-              "model": args.model, "model_digest": prior.digest(), "archives": list(config.data.archives),
-              "split": args.split, "test_games": test_stats, "pool": args.pool,
-              "strip_exponent": args.strip_exponent,
-              "interval": "95% bootstrap over samples, 1000 resamples", "rows": rows}
-    (folder / "trends.json").write_text(json.dumps(record, indent=1))
-    print(f"wrote {folder / 'trends.json'}")
+    run_config = {"config": args.config, "set": args.set, "model": args.model, "stones": args.stones,
+                  "sizes": args.sizes, "test_games": args.test_games, "split": args.split, "max_test": args.max_test,
+                  "kinds": args.kinds, "regions_only": args.regions_only, "combined_only": args.combined_only,
+                  "pool": args.pool, "strip_exponent": args.strip_exponent}
+    records.start_run(folder, "pbn-trends", run_config, command=records.command_line("bench.pbn_trends", argv))
+    summary = {"figures": figures(rows), "model": args.model, "model_digest": prior.digest(),
+               "archives": list(config.data.archives), "split": args.split, "test_games": test_stats,
+               "pool": args.pool, "strip_exponent": args.strip_exponent,
+               "interval": "95% bootstrap over samples, 1000 resamples", "rows": rows}
+    records.write_summary(folder, summary, table(rows))
+    print(f"wrote {folder / 'summary.json'}")
     return 0
 
 
