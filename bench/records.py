@@ -149,6 +149,12 @@ def append_jsonl(path: Path, item: Mapping[str, Any]) -> None:
         os.fsync(f.fileno())
 
 
+def write_jsonl(path: Path, items: Iterable[Mapping[str, Any]]) -> None:
+    """Write a finished run's items at once, one per line (replacing the file)."""
+    Path(path).write_text("".join(json.dumps(item, separators=(",", ":")) + "\n" for item in items),
+                          encoding="utf-8")
+
+
 def read_jsonl(path: Path) -> list[dict[str, Any]]:
     """Every whole line of a JSONL file; a torn last line (a run killed mid-write) is dropped and
     cut from the file, so the next append starts on a line of its own. A missing file is empty."""
