@@ -7,11 +7,16 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from bench import pbn_trends
 from bench.pbn_trends import corner_groups, dense_views, mirror, pooled, pooled_views, strip_masks, view_logs
+from bench.records import read_run, read_summary
 from engine.board import BLACK, WHITE, Board
+from priors import train
 from priors.base import load_prior
 from priors.pbn.regions import relative, views
+from tests.bench.test_records import assert_figures, assert_invocation
 from tests.priors.test_pbn import expert_model, expert_samples  # noqa: F401 (expert_model is a fixture)
+from tests.priors.tiny_archive import data_dir, write_config  # noqa: F401 (data_dir is a fixture)
 
 
 @pytest.mark.parametrize("kind, shape", [("corner", (9, 9)), ("strip", (5, 19))])
@@ -59,3 +64,25 @@ def test_each_view_of_the_geometric_pool_is_a_whole_board_distribution():
     union = strips[0][0] | strips[1][0]
     union[prior.regions_["corner"].views[group["corner"]].ravel()] = True
     assert union.sum() == 181 and strips[0][0][0] and strips[1][0][0]
+
+
+def test_a_small_run_writes_its_rows_and_their_figures(tmp_path, data_dir):
+    small = ["--set", "pbn.max_stones=4", "--set", "pbn.n_samples=40", "--set", "pbn.restarts=1",
+             "--set", "pbn.max_iterations=5", "--set", "data.sample=1.0"]
+    config = write_config(tmp_path, data_dir, model="pbn", cache_dir=tmp_path / "cache")
+    assert train.main([str(config), "--output", str(tmp_path / "pbn.npz")] + small) == 0
+    argv = [str(config), "--model", str(tmp_path / "pbn.npz"), "--stones", "2", "--sizes", "20", "--test-games", "5",
+            "--out", str(tmp_path / "results"), "--name", "tiny"] + small
+    assert pbn_trends.main(argv) == 0
+    folder = tmp_path / "results" / "pbn-trends" / "tiny"
+    run, summary = read_run(folder), read_summary(folder)
+    assert run["bench"] == "pbn-trends" and run["config"]["stones"] == [2] and run["config"]["sizes"] == [20]
+    assert_invocation(run["invocations"][0], "python -m bench.pbn_trends " + str(config))
+    figures = {f["key"]: f for f in assert_figures(summary)}
+    rows = summary["rows"]
+    assert rows and len(figures) == 3 * len(rows)
+    row = rows[0]
+    name = f"{row['kind']}/s2" + (f"/N{row['train_samples']}" if "train_samples" in row else "")
+    assert figures[f"{name}/top5"]["value"] == row["pbn"]["top_k"][4]
+    assert [figures[f"{name}/top10"]["low"], figures[f"{name}/top10"]["high"]] == row["pbn"]["ci"]["10"]
+    assert row["kind"] in (folder / "summary.txt").read_text()
