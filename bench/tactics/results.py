@@ -127,15 +127,15 @@ def b2_figures(results: dict) -> list[dict]:
     out = []
     if "summary" in results:
         for regime, solvers in results["summary"].items():
-            n = len(results.get("splits", []))
             for name, stats in solvers.items():
                 for key, stat, unit in (("solved", "solved", "problems"), ("speedup", "speedup_geomean", "x")):
                     if stat in stats:
                         m = stats[stat]
+                        what = "test problems solved" if key == "solved" else "node speed-up over PNS (geometric mean)"
                         out.append(records.figure_entry(
-                            f"{regime}/{name}/{key}", f"B2 {regime}: {name}, {key.replace('speedup', 'speed-up')} "
-                            f"(mean of {m['n']} splits)", m["mean"], n=m["n"], unit=unit,
-                            text=f"{m['mean']:.4g} +- {m['sd']:.2g} over {m['n']} of {n} splits"))
+                            f"{regime}/{name}/{key}", f"B2 {regime}: {name}, {what}, mean of {m['n']} splits",
+                            m["mean"], n=m["n"], unit=unit,
+                            text=f"{m['mean']:.4g} +- {m['sd']:.2g} (SD) over {m['n']} splits"))
         return out
     for regime in b2_regimes(results, results):
         run, n = results[regime], results.get("test")
