@@ -14,7 +14,8 @@ Every record is a folder `bench/results/<bench>/<slug>/` (`match`, `league`, `sp
     *.png           its plots
 
 This module is the only one that writes run.json or asks git for the commit. Derived files (SGFs, gogui
-`.dat` tables) are written on demand from the records (`python -m bench.sgf`).
+`.dat` tables, the predict plots) are written on demand from the records (`python -m bench.sgf`,
+`python -m bench.predict --plot FOLDER`).
 """
 from __future__ import annotations
 

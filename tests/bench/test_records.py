@@ -82,3 +82,26 @@ def test_the_command_line_quotes_what_the_shell_would_split():
     from bench.records import command_line
     assert command_line("bench.regress", ["--engine", "gnugo --mode gtp"]) == \
         "python -m bench.regress --engine 'gnugo --mode gtp'"
+
+
+# Folders under these benches that are not records of their bench: the training runs' model metadata and
+# logs, a pattern harvest, and two one-off measurements kept with their commands.
+NOT_RECORDS = {"predict/dtree-cpu", "predict/extraction-memory", "predict/mm-pro-s02-train", "predict/pro-full-train",
+               "predict/pro-harvest-18000", "predict/pro-k20c20-train", "predict/pro-quick-train",
+               "predict/pro-s02-train", "predict/pro-s04-train"}
+
+
+@pytest.mark.parametrize("bench", ["speed", "predict", "tactics", "regress", "rules", "scorecheck", "spt-study",
+                                   "pbn-trends", "fbt-runs"])
+def test_every_record_has_its_run_and_figures(bench):
+    from bench.records import read_run, read_summary
+    folders = [p for p in sorted((RESULTS / bench).iterdir()) if p.is_dir()]
+    assert folders
+    for folder in folders:
+        if f"{bench}/{folder.name}" in NOT_RECORDS:
+            continue
+        run = read_run(folder)
+        assert run["bench"] == bench and run["slug"] == folder.name and "config" in run, folder
+        assert run["invocations"] and all(i.get("command") or i.get("commit") for i in run["invocations"]), folder
+        assert_figures(read_summary(folder))
+        assert (folder / "summary.txt").read_text().strip(), folder
