@@ -31,7 +31,6 @@ from pathlib import Path
 from typing import Optional
 
 from bench import records
-from bench.stats import wilson_interval
 from bench.gtpclient import EngineFault, GtpEngine, GtpError, split_command
 from bench.match import RunError, locked
 
@@ -195,17 +194,10 @@ def summary_table(files: dict[str, dict]) -> str:
 
 def figures(files: dict[str, dict]) -> list[dict]:
     """The share of tests passed, and of those GnuGo 3.8 fails (`*`), with Wilson intervals."""
-    out = []
-    for key, passed, n, label in (
-            ("passed", "passed", "tests", "move tests of GnuGo's regression suite passed"),
-            ("star-passed", "gnugo_fails_passed", "gnugo_fails", "tests GnuGo 3.8 fails (*) passed")):
-        k, total = sum(f[passed] for f in files.values()), sum(f[n] for f in files.values())
-        low, high = wilson_interval(k, total)
-        out.append(records.figure_entry(key, label, k / total if total else None, low=low, high=high, n=total,
-                                        unit="rate", text=f"{k} of {total}" + (
-                                            f", {100 * k / total:.1f}% [{100 * low:.1f}, {100 * high:.1f}]"
-                                            if total else "")))
-    return out
+    return [records.rate_entry(key, label, sum(f[passed] for f in files.values()), sum(f[n] for f in files.values()))
+            for key, passed, n, label in (
+                ("passed", "passed", "tests", "move tests of GnuGo's regression suite passed"),
+                ("star-passed", "gnugo_fails_passed", "gnugo_fails", "tests GnuGo 3.8 fails (*) passed"))]
 
 
 def write_summary(run_dir: Path) -> str:

@@ -27,7 +27,6 @@ from bench.gtpclient import EngineFault, GtpEngine, GtpError
 from bench.match import parse_records
 from bench import records
 from bench.records import RESULTS
-from bench.stats import wilson_interval
 
 OURS = "gtp.cli"         # how a recorded engine command names our engine
 
@@ -122,16 +121,9 @@ def format_table(checks: list[Check]) -> str:
 def figures(checks: list[Check]) -> list[dict]:
     """The share of finished games whose score (`score`) and dead list (`dead`) equal the referee's."""
     n = tally(checks)
-    out = []
-    for key, agrees, what in (("score", n["score_agrees"], "final_score"), ("dead", n["dead_agrees"], "dead stones")):
-        low, high = wilson_interval(agrees, n["finished"])
-        out.append(records.figure_entry(key, f"our {what} equals GnuGo's on finished games",
-                                        agrees / n["finished"] if n["finished"] else None, low=low, high=high,
-                                        n=n["finished"], unit="rate",
-                                        text=f"{agrees} of {n['finished']}" + (
-                                            f", {100 * agrees / n['finished']:.1f}% [{100 * low:.1f}, {100 * high:.1f}]"
-                                            if n["finished"] else "")))
-    return out
+    return [records.rate_entry(key, f"our {what} equals GnuGo's on finished games", agrees, n["finished"])
+            for key, agrees, what in (("score", n["score_agrees"], "final_score"),
+                                      ("dead", n["dead_agrees"], "dead stones"))]
 
 
 def write_record(folder: Path, argv: list[str], config: dict, checks: list[Check], seconds: float) -> Path:

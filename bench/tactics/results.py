@@ -18,7 +18,6 @@ from pathlib import Path
 from typing import Any
 
 from bench import records
-from bench.stats import wilson_interval
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -153,27 +152,15 @@ def b2_figures(results: dict) -> list[dict]:
 
 def b3_figures(results: dict) -> list[dict]:
     """Per engine: reading.tst tests passed, with a Wilson interval."""
-    out = []
-    for name, r in results.items():
-        low, high = wilson_interval(r["passed"], r["tests"])
-        out.append(records.figure_entry(f"{name}/passed", f"B3 {name}: reading.tst tests passed",
-                                        r["passed"] / r["tests"] if r["tests"] else None, low=low, high=high,
-                                        n=r["tests"], unit="rate", text=f"{r['passed']} of {r['tests']}"))
-    return out
+    return [records.rate_entry(f"{name}/passed", f"B3 {name}: reading.tst tests passed", r["passed"], r["tests"])
+            for name, r in results.items()]
 
 
 def ladder_figures(results: dict) -> list[dict]:
     """The ladder reader's and the solver's verdicts equal to GnuGo's, with Wilson intervals."""
-    out = []
-    for who, t in results.get("against_gnugo", {}).items():
-        if who == "by_cell":
-            continue
-        agree, n = t["both_capture"] + t["both_not"], results["blocks"]
-        low, high = wilson_interval(agree, n)
-        out.append(records.figure_entry(f"{who}/agrees-with-gnugo", f"ladder: {who.replace('_', ' ')} agrees with "
-                                        "GnuGo's attack", agree / n if n else None, low=low, high=high, n=n,
-                                        unit="rate", text=f"{agree} of {n} blocks"))
-    return out
+    return [records.rate_entry(f"{who}/agrees-with-gnugo", f"ladder: {who.replace('_', ' ')} agrees with GnuGo's "
+                               "attack (blocks)", t["both_capture"] + t["both_not"], results["blocks"])
+            for who, t in results.get("against_gnugo", {}).items() if who != "by_cell"]
 
 
 def summary_text(bench: str, figures: list[dict]) -> str:

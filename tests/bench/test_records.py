@@ -105,3 +105,12 @@ def test_every_record_has_its_run_and_figures(bench):
         assert run["invocations"] and all(i.get("command") or i.get("commit") for i in run["invocations"]), folder
         assert_figures(read_summary(folder))
         assert (folder / "summary.txt").read_text().strip(), folder
+
+
+def test_a_rate_entry_carries_its_wilson_interval():
+    from bench.records import rate_entry
+    from bench.stats import wilson_interval
+    entry = rate_entry("score", "scores agree", 156, 161)
+    assert (entry["value"], entry["n"]) == (156 / 161, 161) and (entry["low"], entry["high"]) == wilson_interval(156, 161)
+    assert entry["text"] == "156 of 161, 96.9% [92.9, 98.7]"
+    assert rate_entry("x", "x", 0, 0)["value"] is None and rate_entry("x", "x", 0, 0)["low"] is None
