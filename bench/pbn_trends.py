@@ -312,7 +312,8 @@ def main(argv: list[str] | None = None) -> int:
                   "sizes": args.sizes, "test_games": args.test_games, "split": args.split, "max_test": args.max_test,
                   "kinds": args.kinds, "regions_only": args.regions_only, "combined_only": args.combined_only,
                   "pool": args.pool, "strip_exponent": args.strip_exponent}
-    records.start_run(folder, "pbn-trends", run_config, command=records.command_line("bench.pbn_trends", argv))
+    records.start_run(folder, "pbn-trends", run_config, resume=False,
+                      command=records.command_line("bench.pbn_trends", argv))
     summary = {"figures": figures(rows), "model": args.model, "model_digest": prior.digest(),
                "archives": list(config.data.archives), "split": args.split, "test_games": test_stats,
                "pool": args.pool, "strip_exponent": args.strip_exponent,

@@ -275,7 +275,8 @@ def main(argv: list[str] | None = None) -> int:
     config = {"models": args.models, "data_dir": str(args.data), "archives": args.archives, "split": args.split,
               "fractions": args.fractions, "max_games": args.max_games, "sample": args.sample, "seed": args.seed,
               "size": args.size}
-    records.start_run(folder, "predict", config, command=records.command_line("bench.predict", argv))
+    records.start_run(folder, "predict", config, resume=False,
+                      command=records.command_line("bench.predict", argv))
     summary = {
         "question": "move prediction on unseen games",
         "figures": figures(results),

@@ -112,7 +112,8 @@ def main(argv: list[str] | None = None) -> int:
     print(text)
     config = {"configs": args.configs, "playouts": args.playouts, "games": args.games, "data": args.data,
               "moves": list(MOVES)}
-    records.start_run(out, "speed", config, command=records.command_line("bench.prior_cost", argv))
+    records.start_run(out, "speed", config, resume=False,
+                      command=records.command_line("bench.prior_cost", argv))
     records.write_summary(out, {"figures": figures(rows, len(boards)), "positions": len(boards), "rows": rows}, text)
     print(f"wrote {out}")
     return 0

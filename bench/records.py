@@ -112,14 +112,15 @@ def read_run(folder: Path) -> dict[str, Any]:
 
 
 def start_run(folder: Path, bench: str, config: Mapping[str, Any], *, argv: Iterable[str] | None = None,
-              command: str | None = None, **extra: Any) -> dict[str, Any]:
+              command: str | None = None, resume: bool = True, **extra: Any) -> dict[str, Any]:
     """Make `folder` and add this invocation to its run.json (created on the first); returns the run.
 
     `config` is the run's whole configuration; `extra` keys (engines probed, settings a resume must
-    match) are stored beside it and replace earlier values."""
+    match) are stored beside it and replace earlier values. A bench that does not resume passes
+    `resume=False`: its run replaces the record, and run.json starts again with this invocation."""
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
-    run = read_run(folder)
+    run = read_run(folder) if resume else {}
     entry = provenance(argv, command)
     run.setdefault("bench", bench)
     run.setdefault("slug", folder.name)

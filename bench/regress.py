@@ -201,7 +201,8 @@ def figures(files: dict[str, dict]) -> list[dict]:
 
 
 def write_summary(run_dir: Path) -> str:
-    files = {Path(item["file"]).stem: file_summary(item["rows"]) for item in records.read_jsonl(run_dir / records.ITEMS)}
+    items = records.read_jsonl(run_dir / records.ITEMS)
+    files = {Path(item["file"]).stem: file_summary(item["rows"]) for item in items}
     files = dict(sorted(files.items(), key=lambda kv: (-kv[1]["tests"], kv[0])))
     table = summary_table(files)
     records.write_summary(run_dir, {"figures": figures(files), "files": files}, table)

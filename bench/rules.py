@@ -196,7 +196,8 @@ def write_record(out_dir: str, path: str, args: argparse.Namespace, argv: list[s
                  seconds: float, text: str) -> str:
     """The record: run.json, summary.json (counts, figures, the first 50 mismatches and skipped games), summary.txt."""
     config = {"data": args.data, "archive": os.path.basename(path), "limit": args.limit, "workers": args.workers}
-    records.start_run(Path(out_dir), "rules", config, command=records.command_line("bench.rules", argv))
+    records.start_run(Path(out_dir), "rules", config, resume=False,
+                      command=records.command_line("bench.rules", argv))
     counts = {"games": result.games, "moves": result.moves, "mismatches": len(result.mismatches),
               "skipped": len(result.skipped)}
     figures = [records.figure_entry("games", "expert games replayed", result.games, unit="games",
@@ -238,7 +239,8 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     seconds = time.perf_counter() - start
     lines = [f"archive     {path}", f"games       {result.games}", f"moves       {result.moves}",
-             f"mismatches  {len(result.mismatches)}", f"skipped     {len(result.skipped)}", f"seconds     {seconds:.1f}"]
+             f"mismatches  {len(result.mismatches)}", f"skipped     {len(result.skipped)}",
+             f"seconds     {seconds:.1f}"]
     lines += [f"  mismatch: {line}" for line in result.mismatches[:20]]
     lines += [f"  skipped: {name}: {reason}" for name, reason in list(result.skipped.items())[:20]]
     text = "\n".join(lines)

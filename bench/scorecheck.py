@@ -127,7 +127,8 @@ def figures(checks: list[Check]) -> list[dict]:
 
 
 def write_record(folder: Path, argv: list[str], config: dict, checks: list[Check], seconds: float) -> Path:
-    records.start_run(folder, "scorecheck", config, command=records.command_line("bench.scorecheck", argv))
+    records.start_run(folder, "scorecheck", config, resume=False,
+                      command=records.command_line("bench.scorecheck", argv))
     summary = {"question": "does our final_score agree with the GnuGo referee's on finished games",
                "figures": figures(checks), "seconds": round(seconds, 1),
                "runs": {run: tally(rows) for run, rows in by_run(checks).items()},

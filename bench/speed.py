@@ -158,7 +158,8 @@ def main(argv: list[str] | None = None) -> int:
 
     config = {"sizes": args.sizes, "threads": args.threads, "seconds": args.seconds, "repeats": args.repeats,
               "search": vars_of(SearchParams()), "playout": vars_of(playout)}
-    records.start_run(args.out, "speed", config, command=records.command_line("bench.speed", argv))
+    records.start_run(args.out, "speed", config, resume=False,
+                      command=records.command_line("bench.speed", argv))
     load_before = os.getloadavg()
     rows = measure(args.sizes, args.threads, args.seconds, args.repeats, playout)
     node_bytes = Search.bytes_per_node()

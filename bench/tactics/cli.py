@@ -161,7 +161,7 @@ def main(argv: Optional[list[str]] = None) -> int:
         for name, run in RUNNERS.items():
             if name in only:
                 folder = record_folder(name, args)
-                records.start_run(folder, "tactics", config_of(args), benchmark=name,
+                records.start_run(folder, "tactics", config_of(args), benchmark=name, resume=False,
                                   command=records.command_line("bench.tactics", argv))
                 t0 = time.time()
                 result = run(args, pool)

@@ -144,9 +144,10 @@ def b2_figures(results: dict) -> list[dict]:
         for name, c in run.get("configs", {}).items():
             out.append(_count(f"{regime}/{name}/solved", f"B2 {regime}: {name}, test problems solved", c["solved"], n))
             if c.get("speedup_geomean") is not None:
-                out.append(records.figure_entry(f"{regime}/{name}/speedup", f"B2 {regime}: {name}, node speed-up "
-                                                "over PNS (geometric mean)", c["speedup_geomean"], n=c.get("both"),
-                                                unit="x", text=f"{c['speedup_geomean']:.3g}x on {c.get('both')} problems"))
+                out.append(records.figure_entry(
+                    f"{regime}/{name}/speedup", f"B2 {regime}: {name}, node speed-up over PNS (geometric mean)",
+                    c["speedup_geomean"], n=c.get("both"), unit="x",
+                    text=f"{c['speedup_geomean']:.3g}x on {c.get('both')} problems"))
     return out
 
 

@@ -111,6 +111,16 @@ def test_a_rate_entry_carries_its_wilson_interval():
     from bench.records import rate_entry
     from bench.stats import wilson_interval
     entry = rate_entry("score", "scores agree", 156, 161)
-    assert (entry["value"], entry["n"]) == (156 / 161, 161) and (entry["low"], entry["high"]) == wilson_interval(156, 161)
+    assert (entry["value"], entry["n"]) == (156 / 161, 161)
+    assert (entry["low"], entry["high"]) == wilson_interval(156, 161)
     assert entry["text"] == "156 of 161, 96.9% [92.9, 98.7]"
     assert rate_entry("x", "x", 0, 0)["value"] is None and rate_entry("x", "x", 0, 0)["low"] is None
+
+
+def test_a_run_that_does_not_resume_starts_its_run_json_again(tmp_path):
+    from bench.records import start_run
+    start_run(tmp_path / "r", "speed", {"sizes": [9]}, command="python -m bench.speed")
+    run = start_run(tmp_path / "r", "speed", {"sizes": [19]}, command="python -m bench.speed --sizes 19",
+                    resume=False)
+    assert run["config"] == {"sizes": [19]} and [i["command"] for i in run["invocations"]] == [
+        "python -m bench.speed --sizes 19"]
