@@ -99,7 +99,7 @@ train-spt-thesis: install
 train-cited: train-fbt-kgs train-fbt-s02 train-mm-kgs train-dtree-sets train-spt-thesis
 
 bench-predict: install
-	$(PYTHON) -m priors.evaluate priors/models/mm.npz --data $(DATA) --name mm
+	$(PYTHON) -m bench.predict priors/models/mm.npz --data $(DATA) --name mm
 
 # FBT against LFR (and MM) on both feature sets, k = 5 and 10, 20,000 training games (Xiao & Mueller's
 # Tables 1 and 2): trains the models into $(FBT_MODELS), extracting each feature set's competitions once
@@ -122,10 +122,10 @@ bench-fbt: install
 	$(FBT_TRAIN) --set patterns.min_count=0 --set fbt.k=10 --set fbt.loss=binary --output $(FBT_MODELS)/lfr10-small.npz
 	$(FBT_TRAIN) --set patterns.min_count=0 --set fbt.k=5 --set fbt.loss=binary --output $(FBT_MODELS)/lfr5-small.npz
 	$(FBT_TRAIN) --set patterns.min_count=0 --set model=mm --output $(FBT_MODELS)/mm-small.npz
-	$(PYTHON) -m priors.evaluate $(FBT_MODELS)/fbt10-large.npz $(FBT_MODELS)/lfr10-large.npz priors/models/mm.npz \
+	$(PYTHON) -m bench.predict $(FBT_MODELS)/fbt10-large.npz $(FBT_MODELS)/lfr10-large.npz priors/models/mm.npz \
 	  $(FBT_MODELS)/fbt10-small.npz $(FBT_MODELS)/lfr10-small.npz $(FBT_MODELS)/mm-small.npz \
 	  --data $(DATA) --name fbt-k10
-	$(PYTHON) -m priors.evaluate $(FBT_MODELS)/fbt5-large.npz $(FBT_MODELS)/lfr5-large.npz \
+	$(PYTHON) -m bench.predict $(FBT_MODELS)/fbt5-large.npz $(FBT_MODELS)/lfr5-large.npz \
 	  $(FBT_MODELS)/fbt5-small.npz $(FBT_MODELS)/lfr5-small.npz --data $(DATA) --name fbt-k5
 
 # The same comparison as the paper reports it, the mean of 5 seeds per cell (bench/configs/predict/fbt-runs.yaml;
@@ -149,4 +149,4 @@ bench-regress: install
 # parameter in bench/results/spt-study/thesis/ (bench/configs/predict/spt-study.yaml). SPT_STUDY_ONLY="d m" limits it.
 .PHONY: bench-spt-study
 bench-spt-study: install
-	$(PYTHON) -m priors.spt.study bench/configs/predict/spt-study.yaml --set data.data_dir=$(DATA) $(if $(SPT_STUDY_ONLY),--only $(SPT_STUDY_ONLY))
+	$(PYTHON) -m bench.spt_study bench/configs/predict/spt-study.yaml --set data.data_dir=$(DATA) $(if $(SPT_STUDY_ONLY),--only $(SPT_STUDY_ONLY))

@@ -2,7 +2,8 @@
 
 Engines are driven only through GTP subprocesses, ours included. Results go under `bench/results/<bench>/<slug>/`.
 
-- `records`     where a record goes (`results_folder`), run.json and its provenance, JSONL, summaries, plots
+- `records`      where a record goes (`results_folder`), its run.json with the commit and machine of each
+                 invocation, items and summaries (with the figures the results page reads), plots
 - `gtpclient`    a GTP subprocess with timeouts and restarts
 - `stats`        Wilson intervals and Elo differences
 - `gameclock`    a timed game's settings and each side's clock (absolute, Japanese byo-yomi, Canadian)
@@ -18,7 +19,10 @@ Engines are driven only through GTP subprocesses, ours included. Results go unde
 - `scorecheck`   our `final_score` against GnuGo's on finished match games
 - `speed`        playouts per second of the search and of raw playouts
 - `prior_cost`   the time per move each prior costs the search at equal playouts
+- `predict`      move prediction of priors on unseen games: top-k, log-likelihood, time per position
 - `fbt_runs`     FBT settings over several seeds, scored on unseen games
+- `spt_study`    the SPT parameter study (Tidwell 2012 Figs 5.1-5.5)
+- `pbn_trends`   the PBN prediction trends on held-out games (Michalowski et al. 2011 Figs 3-5)
 - `tactics`      the tactical solver's benchmarks B1-B3
 - `regress`      GnuGo's regression suite: its move tests through any GTP engine
 - `rules`        replays the expert archives and compares every position with sgfmill

@@ -8,11 +8,12 @@ random; one run each cannot separate methods that differ by less than the spread
 trained once per seed on the same cached competitions (`priors.train`'s `cache_dir`) and scored on
 the held-out split's competitions, extracted once per feature set and cached beside them. That split
 is the test split, or the validation split (`split: validation`) when the bench chooses a setting.
-Every finished (cell, seed) is appended to runs.jsonl in the output folder, so an interrupted bench
-resumes where it stopped. The folder also gets summary.json, summary.txt and top1.png.
+The output folder is a record (bench.records): every finished (cell, seed) is appended to items.jsonl, so an
+interrupted bench resumes where it stopped; run.json, summary.json (each cell's mean and SD over its seeds,
+the comparisons, and the figures: `<cell>/top1`, `<a>-vs-<b>/top1`), summary.txt and top1.png.
 
 Scoring is `priors.fbt.model.score` (ties pessimistic: the expert move's rank counts every candidate
-scored at least as high), the same ranks `python -m priors.evaluate` gives position by position.
+scored at least as high), the same ranks `python -m bench.predict` gives position by position.
 """
 from __future__ import annotations
 
@@ -23,15 +24,17 @@ import math
 import statistics
 import sys
 import time
-from dataclasses import dataclass, replace
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import yaml
 
+from bench import records
+from bench.predict import N_PHASES, PHASE_MOVES, TOP_K
+from bench.stats import Z95
 from priors.competitions import Competitions
-from priors.evaluate import N_PHASES, PHASE_MOVES, TOP_K
 from priors.fbt import train as fbt_train
 from priors.fbt.model import FBTPrior, score
 from priors.groups import group_offsets
@@ -141,7 +144,7 @@ def held_out_competitions(config: TrainConfig, data: TrainingData, sample: float
 
 
 def held_out_scores(prior: FBTPrior, held_out: Competitions) -> dict[str, Any]:
-    """Top-1 to top-20, mean log-likelihood and top-1 per game phase (priors.evaluate's phases)."""
+    """Top-1 to top-20, mean log-likelihood and top-1 per game phase (bench.predict's phases)."""
     loglik, rank = score(held_out, prior.w_, prior.v_, group_offsets(prior.level_counts_))
     phase = np.minimum((held_out.move_numbers - 1) // PHASE_MOVES, N_PHASES - 1)
     return {
@@ -168,13 +171,8 @@ def run_one(config: TrainConfig, seed: int, data: TrainingData, held_out: Compet
 
 
 def read_runs(path: Path) -> dict[tuple[str, int], dict]:
-    runs = {}
-    if path.exists():
-        for line in path.read_text().splitlines():
-            if line.strip():
-                r = json.loads(line)
-                runs[(r["cell"], r["seed"])] = r
-    return runs
+    """The recorded runs by (cell, seed); a later line of the same pair replaces an earlier one."""
+    return {(r["cell"], r["seed"]): r for r in records.read_jsonl(path)}
 
 
 def describe(values: list[float]) -> dict[str, float]:
@@ -218,6 +216,24 @@ def summarize(bench: BenchConfig, runs: dict[tuple[str, int], dict]) -> dict[str
     return {"cells": cells, "comparisons": comparisons}
 
 
+def figures(summary: dict[str, Any]) -> list[dict[str, Any]]:
+    """Each cell's mean top-1 over its seeds (the SD in the text), and each comparison's difference with
+    the normal 95% interval of its standard error where the seeds give one."""
+    out = []
+    for name, c in summary["cells"].items():
+        t = c["top1"]
+        out.append(records.figure_entry(f"{name}/top1", f"{name}: top-1, mean of {t['n']} seeds", t["mean"] / 100,
+                                        n=c["positions"], unit="top-1",
+                                        text=f"{t['mean']:.2f}% +- {t['sd']:.2f} over {t['n']} seeds"))
+    for cmp in summary["comparisons"]:
+        d, se = cmp["top1_difference"], cmp["se"]
+        low, high = (None, None) if se is None else ((d - Z95 * se) / 100, (d + Z95 * se) / 100)
+        out.append(records.figure_entry(f"{cmp['a']}-vs-{cmp['b']}/top1", f"{cmp['a']} - {cmp['b']}: top-1 "
+                                        "difference of the seeds' means", d / 100, low=low, high=high, unit="share",
+                                        text=f"{d:+.2f} points" + ("" if se is None else f" (SE {se:.2f})")))
+    return out
+
+
 def top1s(runs: dict[tuple[str, int], dict], cell: str) -> list[float]:
     return [100 * r["scores"]["top_k"][0] for r in cell_runs(runs, cell)]
 
@@ -238,11 +254,8 @@ def table(summary: dict[str, Any]) -> str:
 
 
 def plot(bench: BenchConfig, runs: dict[tuple[str, int], dict], path: Path) -> None:
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
     names = [c.name for c in bench.cells if top1s(runs, c.name)]
-    fig, ax = plt.subplots(figsize=(1.2 * len(names) + 2, 4))
+    fig, ax = records.figure(1.2 * len(names) + 2, 4)
     for i, name in enumerate(names):
         ys = top1s(runs, name)
         ax.scatter([i] * len(ys), ys, s=14, color="tab:blue")
@@ -251,9 +264,7 @@ def plot(bench: BenchConfig, runs: dict[tuple[str, int], dict], path: Path) -> N
     ax.set_xticks(range(len(names)), names, rotation=30, ha="right")
     ax.set_ylabel(f"top-1 on the {bench.split} split (%)")
     ax.set_title("each seed (blue), mean and SD (red)")
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
+    records.save_plot(fig, path)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -273,13 +284,15 @@ def main(argv: list[str] | None = None) -> int:
         if unknown:
             raise BenchConfigError(f"--only: no cell named {sorted(unknown)[0]!r} in {args.config}")
         out = Path(args.out or bench.out)
-        out.mkdir(parents=True, exist_ok=True)
-        runs_file = out / "runs.jsonl"
+        runs_file = out / records.ITEMS
         runs = read_runs(runs_file)
         other = {r["split"] for r in runs.values()} - {bench.split}
         if other:                                         # one summary must not mix test and validation scores
             raise BenchConfigError(f"split: {runs_file} holds runs scored on the {other.pop()} split; "
                                    f"give this bench another out folder")
+        records.start_run(out, "fbt-runs", {"config": args.config, "bench": asdict(bench), "data": args.data,
+                                            "only": args.only, "report": args.report},
+                          command=records.command_line("bench.fbt_runs", argv))
         loaded_folder, data, held_out = None, None, None
         for cell in bench.cells:
             if args.report or (args.only and cell.name not in args.only):
@@ -298,24 +311,21 @@ def main(argv: list[str] | None = None) -> int:
             for seed in todo:
                 record = {"cell": cell.name, "split": bench.split, **run_one(config, seed, data, held_out)}
                 runs[(cell.name, seed)] = record
-                with runs_file.open("a") as f:
-                    f.write(json.dumps(record) + "\n")
+                records.append_jsonl(runs_file, record)
                 print(f"{cell.name} seed {seed}: top-1 {100 * record['scores']['top_k'][0]:.2f}% "
                       f"({record['epochs_run']} epochs, {record['fit_seconds']:.0f} s)", file=sys.stderr)
     except (ValueError, OSError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
-        print("\ninterrupted: finished runs are in runs.jsonl; run the same command again to resume",
+        print(f"\ninterrupted: finished runs are in {records.ITEMS}; run the same command again to resume",
               file=sys.stderr)
         return 130
     summary = summarize(bench, runs)
-    summary.update(config=args.config, split=bench.split, sample=bench.sample, archives=list(bench.archives),
-                   command="python -m bench.fbt_runs " + " ".join(argv if argv is not None else sys.argv[1:]),
-                   date=time.strftime("%Y-%m-%d %H:%M:%S"))
-    (out / "summary.json").write_text(json.dumps(summary, indent=1))
+    summary = {"figures": figures(summary), **summary, "split": bench.split, "sample": bench.sample,
+               "archives": list(bench.archives)}
     text = table(summary)
-    (out / "summary.txt").write_text(text + "\n")
+    records.write_summary(out, summary, text)
     if runs:
         plot(bench, runs, out / "top1.png")
     print(text)

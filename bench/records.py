@@ -5,14 +5,17 @@ Every record is a folder `bench/results/<bench>/<slug>/` (`match`, `league`, `sp
 
     run.json        the run: bench, slug, config, and one provenance entry per invocation (a resumed run
                     has several): date, command, commit, dirty flag, machine, load average
-    games.jsonl     one JSON object per line, appended as items finish (games, positions, problems);
-                    what a resumed run trusts
-    summary.json    the run's figures, as the results page reads them
+    games.jsonl     one game per line (match, league), appended as games finish; what a resumed run trusts
+    items.jsonl     the same for the other benches' items, one per line: a .tst file's tests (regress), a
+                    problem set's rows (tactics), a study value (spt-study), a seed's run (fbt-runs)
+    summary.json    the run's figures, as the results page reads them: a "figures" list (`figure_entry`)
+                    beside the bench's own fields
     summary.txt     the same for a reader
     *.png           its plots
 
 This module is the only one that writes run.json or asks git for the commit. Derived files (SGFs, gogui
-`.dat` tables) are written on demand from the records (`python -m bench.sgf`).
+`.dat` tables, the predict plots) are written on demand from the records (`python -m bench.sgf`,
+`python -m bench.predict --plot FOLDER`).
 """
 from __future__ import annotations
 
@@ -21,6 +24,7 @@ import json
 import os
 import platform
 import re
+import shlex
 import subprocess
 import sys
 from pathlib import Path
@@ -29,6 +33,7 @@ from typing import Any, Iterable, Iterator, Mapping
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "bench" / "results"
 SLUG_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.+-]*$")
+ITEMS = "items.jsonl"          # the items of a bench other than match and league
 
 
 def results_folder(bench: str, slug: str) -> Path:
@@ -78,6 +83,11 @@ def load_average() -> list[float] | None:
         return None
 
 
+def command_line(module: str, argv: Iterable[str] | None = None) -> str:
+    """`python -m MODULE ARGS`, the command that gives a run again (ARGS: sys.argv[1:] by default)."""
+    return shlex.join(["python", "-m", module, *(sys.argv[1:] if argv is None else argv)])
+
+
 def provenance(argv: Iterable[str] | None = None, command: str | None = None) -> dict[str, Any]:
     """One invocation's provenance: date, command, commit, dirty flag, machine, load average.
 
@@ -102,16 +112,17 @@ def read_run(folder: Path) -> dict[str, Any]:
 
 
 def start_run(folder: Path, bench: str, config: Mapping[str, Any], *, argv: Iterable[str] | None = None,
-              command: str | None = None, invocation: Mapping[str, Any] | None = None,
+              command: str | None = None, invocation: Mapping[str, Any] | None = None, resume: bool = True,
               **extra: Any) -> dict[str, Any]:
     """Make `folder` and add this invocation to its run.json (created on the first); returns the run.
 
     `config` is the run's whole configuration; `extra` keys (engines probed, settings a resume must
     match) are stored beside it and replace earlier values; `invocation` keys (the games a resumed run
-    already held, say) join this invocation's provenance entry."""
+    already held, say) join this invocation's provenance entry. A bench that does not resume passes
+    `resume=False`: its run replaces the record, and run.json starts again with this invocation."""
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
-    run = read_run(folder)
+    run = read_run(folder) if resume else {}
     entry = {**provenance(argv, command), **(invocation or {})}
     run.setdefault("bench", bench)
     run.setdefault("slug", folder.name)
@@ -140,6 +151,12 @@ def append_jsonl(path: Path, item: Mapping[str, Any]) -> None:
         f.write(json.dumps(item, separators=(",", ":")) + "\n")
         f.flush()
         os.fsync(f.fileno())
+
+
+def write_jsonl(path: Path, items: Iterable[Mapping[str, Any]]) -> None:
+    """Write a finished run's items at once, one per line (replacing the file)."""
+    Path(path).write_text("".join(json.dumps(item, separators=(",", ":")) + "\n" for item in items),
+                          encoding="utf-8")
 
 
 def read_jsonl(path: Path) -> list[dict[str, Any]]:
@@ -176,7 +193,42 @@ def iter_jsonl(path: Path) -> Iterator[dict[str, Any]]:
 # -- summaries and plots ------------------------------------------------------------------------------------
 
 def write_json(path: Path, data: Any) -> None:
-    Path(path).write_text(json.dumps(data, indent=1, default=str) + "\n", encoding="utf-8")
+    """One line, no indentation: records stay small (`python -m json.tool` shows one indented)."""
+    Path(path).write_text(json.dumps(data, default=str) + "\n", encoding="utf-8")
+
+
+SHARE_UNITS = {"top-1", "top-5", "top-10", "top-20", "share", "rate", "win rate"}   # shown as percentages
+
+
+def figure_entry(key: str, label: str, value: float | None, *, unit: str, low: float | None = None,
+                 high: float | None = None, n: int | None = None, text: str | None = None) -> dict[str, Any]:
+    """One entry of summary.json's "figures": what the results page shows of a record. `low`/`high` are
+    the 95% interval where one exists; `text` defaults to the value (a share as a percentage) with it."""
+    if text is None:
+        text = _figure_text(value, low, high, n, unit)
+    return {"key": key, "label": label, "value": value, "low": low, "high": high, "n": n, "unit": unit,
+            "text": text}
+
+
+def rate_entry(key: str, label: str, k: float, n: int, unit: str = "rate") -> dict[str, Any]:
+    """A figure_entry for k of n with its Wilson 95% interval: `156 of 161, 96.9% [92.9, 98.7]`."""
+    from bench.stats import wilson_interval
+    if not n:
+        return figure_entry(key, label, None, n=0, unit=unit, text=f"{k:g} of 0")
+    low, high = wilson_interval(k, n)
+    return figure_entry(key, label, k / n, low=low, high=high, n=n, unit=unit,
+                        text=f"{k:g} of {n}, {100 * k / n:.1f}% [{100 * low:.1f}, {100 * high:.1f}]")
+
+
+def _figure_text(value: float | None, low: float | None, high: float | None, n: int | None, unit: str) -> str:
+    if value is None:
+        return "-"
+    share = unit in SHARE_UNITS
+    show = (lambda x: f"{100 * x:.1f}%") if share else (lambda x: f"{x:,.4g}" if abs(x) < 1000 else f"{x:,.0f}")
+    text = show(value) + ("" if share else f" {unit}")
+    if low is not None and high is not None:
+        text += f" [{show(low)}, {show(high)}]"
+    return text + (f" of {n:,}" if n is not None else "")
 
 
 def write_summary(folder: Path, summary: Mapping[str, Any], text: str) -> None:
@@ -189,13 +241,13 @@ def read_summary(folder: Path) -> dict[str, Any]:
     return json.loads(Path(folder, "summary.json").read_text(encoding="utf-8"))
 
 
-def figure(width: float = 6.0, height: float = 4.0, ncols: int = 1):
-    """A matplotlib figure and axes drawn off screen (Agg), the one way benches start a plot; with
-    `ncols` > 1, a row of that many axes (an array)."""
+def figure(width: float = 6.0, height: float = 4.0, **subplots: Any):
+    """A matplotlib figure and axes drawn off screen (Agg), the one way benches start a plot; `subplots`
+    (ncols=4, sharex=True, ...) go to plt.subplots."""
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-    return plt.subplots(1, ncols, figsize=(width, height))
+    return plt.subplots(figsize=(width, height), **subplots)
 
 
 def save_plot(fig, path: Path, dpi: int = 80) -> Path:

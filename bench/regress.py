@@ -8,9 +8,10 @@ capitals, since GTP vertices are case-insensitive).
 Each .tst file runs in one engine process, started in a scratch folder that holds the file's positions,
 and gets every line of the file but the other numbered tests (owl_attack, dragon_status and the like ask
 for GnuGo's own analysis). The record, bench/results/regress/<slug>/, has run.json (the engine and
-the settings), tst/<file>.json (every test: expected, reply, passed, seconds, with the commit) and
-summary.txt / summary.json (per file and in total). A run resumes: a file already in tst/ is not run again,
-and a run into the same folder with another engine is refused. Expected results marked `*` in the
+the settings), items.jsonl (a line per .tst file: every test's expected result, reply, passed, seconds, with
+the commit) and summary.txt / summary.json (per file and in total; the figures `passed`, the share of tests
+passed with a Wilson interval, and `star-passed`). A run resumes: a file already in items.jsonl is not run
+again, and a run into the same folder with another engine is refused. Expected results marked `*` in the
 .tst files are GnuGo 3.8's own known failures; the summary counts them apart. A test whose position the
 archive lacks (endgame1.tst's 16) is recorded as missing, not asked and not counted.
 """
@@ -18,8 +19,6 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import datetime
-import json
 import multiprocessing
 import os
 import re
@@ -193,38 +192,35 @@ def summary_table(files: dict[str, dict]) -> str:
     return "\n".join(lines) + "\n"
 
 
+def figures(files: dict[str, dict]) -> list[dict]:
+    """The share of tests passed, and of those GnuGo 3.8 fails (`*`), with Wilson intervals."""
+    return [records.rate_entry(key, label, sum(f[passed] for f in files.values()), sum(f[n] for f in files.values()))
+            for key, passed, n, label in (
+                ("passed", "passed", "tests", "move tests of GnuGo's regression suite passed"),
+                ("star-passed", "gnugo_fails_passed", "gnugo_fails", "tests GnuGo 3.8 fails (*) passed"))]
+
+
 def write_summary(run_dir: Path) -> str:
-    files = {}
-    for path in sorted((run_dir / "tst").glob("*.json")):
-        files[path.stem] = file_summary(json.loads(path.read_text())["rows"])
+    items = records.read_jsonl(run_dir / records.ITEMS)
+    files = {Path(item["file"]).stem: file_summary(item["rows"]) for item in items}
     files = dict(sorted(files.items(), key=lambda kv: (-kv[1]["tests"], kv[0])))
     table = summary_table(files)
-    (run_dir / "summary.txt").write_text(table)
-    (run_dir / "summary.json").write_text(json.dumps(files, indent=1) + "\n")
+    records.write_summary(run_dir, {"figures": figures(files), "files": files}, table)
     return table
 
 
-def check_run(run_dir: Path, settings: dict) -> None:
-    """Write run.json for a new run; refuse to resume a run of other settings."""
-    path = run_dir / "run.json"
-    if path.exists():
-        old = json.loads(path.read_text())["settings"]
-        # engines compare as they run: a leading `python` is this interpreter
-        if (split_command(old["engine"]) != split_command(settings["engine"])
+def check_run(run_dir: Path, settings: dict, argv: Optional[list[str]]) -> None:
+    """Add this invocation to run.json; refuse to resume a run of other settings."""
+    old = records.read_run(run_dir).get("config")
+    # engines compare as they run: a leading `python` is this interpreter
+    if old and (split_command(old["engine"]) != split_command(settings["engine"])
                 or {**old, "engine": None} != {**settings, "engine": None}):
-            raise RunError(f"{run_dir} holds a run of other settings ({old}); use another --name")
-        return
-    path.write_text(json.dumps({"settings": settings, "commit": records.git_commit(),
-                                "date": datetime.datetime.now().isoformat(timespec="seconds")}, indent=1) + "\n")
+        raise RunError(f"{run_dir} holds a run of other settings ({old}); use another --name")
+    records.start_run(run_dir, "regress", old or settings, command=records.command_line("bench.regress", argv))
 
 
-def run_file(command: str, tst_name: str, data_dir: Path, timeout: float, out: Path) -> tuple[str, dict]:
-    rows = run_tst(command, tst_name, data_dir, timeout, tests=MOVE_TESTS)
-    record = {"file": tst_name, "commit": records.git_commit(), "rows": rows}
-    tmp = out.with_suffix(".tmp")
-    tmp.write_text(json.dumps(record, indent=1) + "\n")
-    tmp.replace(out)             # a stopped run leaves no half-written file
-    return tst_name, file_summary(rows)
+def run_file(command: str, tst_name: str, data_dir: Path, timeout: float) -> tuple[str, list[dict]]:
+    return tst_name, run_tst(command, tst_name, data_dir, timeout, tests=MOVE_TESTS)
 
 
 # -- command line ------------------------------------------------------------------------------------
@@ -250,12 +246,12 @@ def main(argv: Optional[list[str]] = None) -> int:
     args = parse_args(argv)
     previous = signal.signal(signal.SIGTERM, _stop)
     try:
-        return run(args)
+        return run(args, argv)
     finally:
         signal.signal(signal.SIGTERM, previous)
 
 
-def run(args: argparse.Namespace) -> int:
+def run(args: argparse.Namespace, argv: Optional[list[str]] = None) -> int:
     """The whole run; 2 for bad input, 1 when stopped."""
     if not (args.data / ARCHIVE).is_file():
         print(f"{args.data / ARCHIVE} not found (set --data)", file=sys.stderr)
@@ -276,9 +272,9 @@ def run(args: argparse.Namespace) -> int:
     settings = {"engine": args.engine, "archive": ARCHIVE, "tests": list(MOVE_TESTS)}
     try:
         with locked(run_dir):
-            check_run(run_dir, settings)
-            (run_dir / "tst").mkdir(exist_ok=True)
-            todo = [t for t in chosen if not (run_dir / "tst" / f"{Path(t).stem}.json").exists()]
+            check_run(run_dir, settings, argv)
+            done = {item["file"] for item in records.read_jsonl(run_dir / records.ITEMS)}
+            todo = [t for t in chosen if t not in done]
             print(f"{len(chosen) - len(todo)} of {len(chosen)} files already run; {len(todo)} to go", flush=True)
             try:
                 run_files(args, todo, run_dir)
@@ -296,13 +292,15 @@ def run(args: argparse.Namespace) -> int:
 def run_files(args: argparse.Namespace, todo: list[str], run_dir: Path) -> None:
     """Run the files, --jobs at once. SIGTERM (main's handler) stops the run at once: the files under
     way are lost, and a resumed run plays them again."""
-    jobs = [(args.engine, t, args.data, args.timeout, run_dir / "tst" / f"{Path(t).stem}.json") for t in todo]
+    jobs = [(args.engine, t, args.data, args.timeout) for t in todo]
     # SIGTERM is held while the workers fork: raised in a fork hook it would be ignored and lost
     signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGTERM})
     pool = multiprocessing.Pool(args.jobs, initializer=_worker_init)
     try:
         signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGTERM})   # a held SIGTERM is raised here
-        for name, f in pool.imap_unordered(_run_file, jobs):
+        for name, rows in pool.imap_unordered(_run_file, jobs):
+            records.append_jsonl(run_dir / records.ITEMS, {"file": name, "commit": records.git_commit(), "rows": rows})
+            f = file_summary(rows)
             print(f"{name}: {f['passed']} of {f['tests']} passed ({f['seconds']:.0f} s)", flush=True)
         pool.close()
     except BaseException:
@@ -312,7 +310,7 @@ def run_files(args: argparse.Namespace, todo: list[str], run_dir: Path) -> None:
         pool.join()
 
 
-def _run_file(job: tuple) -> tuple[str, dict]:
+def _run_file(job: tuple) -> tuple[str, list[dict]]:
     return run_file(*job)
 
 

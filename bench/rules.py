@@ -8,26 +8,26 @@ simple-ko point. Before each move the board's own predictions are checked agains
 `hash_after` against the hash reached, `libs_after` against the exact liberties of the stone's group,
 `self_atari_size` against that group's size when it is left in atari. Setup stones (AB/AW/AE) are
 applied from any node. Archives are read in place. Prints games, moves, mismatches and skipped games,
-writes them to DIR/rules.json (default bench/results/rules/<archive>/, `kgs6d-even` for
-kgs6d_even.tar.xz), and exits non-zero on any mismatch.
+writes them to the record DIR (default bench/results/rules/<archive>/, `kgs6d-even` for kgs6d_even.tar.xz:
+run.json, summary.json with the figures `games`, `moves`, `mismatches`, `skipped`, summary.txt), and exits
+non-zero on any mismatch.
 """
 from __future__ import annotations
 
 import argparse
-import json
 import os
-import platform
 import sys
 import tarfile
 import time
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Iterator
 
 import numpy as np
 from sgfmill import boards, sgf, sgf_properties
 
-from bench.records import git_commit, results_folder
+from bench import records
 from engine.board import BLACK, PASS, WHITE, Board, IllegalMove
 
 _COLOR = {"b": BLACK, "w": WHITE}
@@ -189,29 +189,32 @@ def run(path: str, limit: int = 0, workers: int = 1) -> Result:
 
 def archive_folder(archive: str) -> str:
     """The default record folder of an archive: bench/results/rules/kgs6d-even/ for kgs6d_even.tar.xz."""
-    return str(results_folder("rules", os.path.basename(archive).split(".")[0].replace("_", "-")))
+    return str(records.results_folder("rules", os.path.basename(archive).split(".")[0].replace("_", "-")))
 
 
-def write_record(out_dir: str, path: str, args: argparse.Namespace, result: Result, seconds: float) -> str:
-    record = {
-        "question": "does engine.board replay expert games exactly as sgfmill does",
-        "command": "python -m bench.rules " + " ".join(sys.argv[1:]),
-        "commit": git_commit(),
-        "date": time.strftime("%Y-%m-%d %H:%M:%S"),
-        "machine": {"host": platform.node(), "cpu": platform.processor() or platform.machine(),
-                    "cores": os.cpu_count(), "python": platform.python_version()},
-        "seconds": round(seconds, 1),
-        "data": {"archive": os.path.basename(path), "limit": args.limit},
-        "results": {"games": result.games, "moves": result.moves, "mismatches": len(result.mismatches),
-                    "skipped": len(result.skipped)},
-        "mismatch_examples": result.mismatches[:50],
-        "skipped_examples": dict(list(result.skipped.items())[:50]),
-    }
-    os.makedirs(out_dir, exist_ok=True)
-    target = os.path.join(out_dir, "rules.json")
-    with open(target, "w") as f:
-        json.dump(record, f, indent=1)
-    return target
+def write_record(out_dir: str, path: str, args: argparse.Namespace, argv: list[str] | None, result: Result,
+                 seconds: float, text: str) -> str:
+    """The record: run.json, summary.json (counts, figures, the first 50 mismatches and skipped games), summary.txt."""
+    config = {"data": args.data, "archive": os.path.basename(path), "limit": args.limit, "workers": args.workers}
+    records.start_run(Path(out_dir), "rules", config, resume=False,
+                      command=records.command_line("bench.rules", argv))
+    counts = {"games": result.games, "moves": result.moves, "mismatches": len(result.mismatches),
+              "skipped": len(result.skipped)}
+    figures = [records.figure_entry("games", "expert games replayed", result.games, unit="games",
+                                    text=f"{result.games:,} games"),
+               records.figure_entry("moves", "moves compared with sgfmill", result.moves, unit="moves",
+                                    text=f"{result.moves:,} moves"),
+               records.figure_entry("mismatches", "positions that differ from sgfmill's", len(result.mismatches),
+                                    n=result.moves, unit="positions",
+                                    text=f"{len(result.mismatches)} of {result.moves:,} moves"),
+               records.figure_entry("skipped", "games skipped (bad records)", len(result.skipped),
+                                    n=result.games + len(result.skipped), unit="games",
+                                    text=f"{len(result.skipped)} games")]
+    summary = {"question": "does engine.board replay expert games exactly as sgfmill does", "figures": figures,
+               "seconds": round(seconds, 1), "results": counts, "mismatch_examples": result.mismatches[:50],
+               "skipped_examples": dict(list(result.skipped.items())[:50])}
+    records.write_summary(Path(out_dir), summary, text)
+    return out_dir
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -235,19 +238,16 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: cannot read archive {path}: {e}", file=sys.stderr)
         return 2
     seconds = time.perf_counter() - start
-    print(f"archive     {path}")
-    print(f"games       {result.games}")
-    print(f"moves       {result.moves}")
-    print(f"mismatches  {len(result.mismatches)}")
-    print(f"skipped     {len(result.skipped)}")
-    print(f"seconds     {seconds:.1f}")
-    for line in result.mismatches[:20]:
-        print(f"  mismatch: {line}")
-    for name, reason in list(result.skipped.items())[:20]:
-        print(f"  skipped: {name}: {reason}")
+    lines = [f"archive     {path}", f"games       {result.games}", f"moves       {result.moves}",
+             f"mismatches  {len(result.mismatches)}", f"skipped     {len(result.skipped)}",
+             f"seconds     {seconds:.1f}"]
+    lines += [f"  mismatch: {line}" for line in result.mismatches[:20]]
+    lines += [f"  skipped: {name}: {reason}" for name, reason in list(result.skipped.items())[:20]]
+    text = "\n".join(lines)
+    print(text)
     out = archive_folder(args.archive) if args.out is None else args.out
     if out:
-        print(f"record      {write_record(out, path, args, result, seconds)}")
+        print(f"record      {write_record(out, path, args, argv, result, seconds, text)}")
     return 1 if result.mismatches else 0
 
 

@@ -8,13 +8,14 @@ with the default config, as `python -m gtp.cli gtp`), which is asked `final_scor
 `final_status_list dead`. The table gives, per run folder, the finished games, how many of our
 scores equal the referee's, how many of our dead lists equal its, and how many of the scores the
 engine claimed during the match (its recorded `final_score`, when the engine was ours) agreed; then
-every disagreement with the game's SGF. With `--name`, the counts also go to a record,
-bench/results/scorecheck/NAME/scorecheck.json, which the suite's guard reads.
+every disagreement with the game's SGF. With `--name` (or `--out DIR`), the counts also go to a record,
+bench/results/scorecheck/NAME/ (run.json; summary.json with the counts per run folder, the disagreements
+and the figures: `score` and `dead`, the share of games agreeing with a Wilson interval; summary.txt),
+which the suite's guard reads.
 """
 from __future__ import annotations
 
 import argparse
-import json
 import shlex
 import sys
 import time
@@ -23,8 +24,9 @@ from pathlib import Path
 
 from bench.game import same_result
 from bench.gtpclient import EngineFault, GtpEngine, GtpError
+from bench import records
 from bench.match import RunError, read_games
-from bench.records import RESULTS, git_commit, results_folder
+from bench.records import RESULTS
 
 OURS = "gtp.cli"         # how a recorded engine command names our engine
 
@@ -112,18 +114,24 @@ def format_table(checks: list[Check]) -> str:
     return "\n".join(lines)
 
 
-def write_record(name: str, argv: list[str], engine: str, checks: list[Check], seconds: float) -> Path:
-    folder = results_folder("scorecheck", name)
-    folder.mkdir(parents=True, exist_ok=True)
-    record = {"question": "does our final_score agree with the GnuGo referee's on finished games",
-              "command": shlex.join(["python", "-m", "bench.scorecheck", *argv]), "commit": git_commit(),
-              "date": time.strftime("%Y-%m-%d %H:%M:%S"), "seconds": round(seconds, 1), "engine": engine,
-              "runs": {run: tally(rows) for run, rows in by_run(checks).items()},
-              "disagreements": [{"game": f"{c.run}/{c.game}", "ours": c.ours, "referee": c.referee}
-                                for c in checks if not c.agrees]}
-    path = folder / "scorecheck.json"
-    path.write_text(json.dumps(record, indent=1) + "\n")
-    return path
+def figures(checks: list[Check]) -> list[dict]:
+    """The share of finished games whose score (`score`) and dead list (`dead`) equal the referee's."""
+    n = tally(checks)
+    return [records.rate_entry(key, f"our {what} equals GnuGo's on finished games", agrees, n["finished"])
+            for key, agrees, what in (("score", n["score_agrees"], "final_score"),
+                                      ("dead", n["dead_agrees"], "dead stones"))]
+
+
+def write_record(folder: Path, argv: list[str], config: dict, checks: list[Check], seconds: float) -> Path:
+    records.start_run(folder, "scorecheck", config, resume=False,
+                      command=records.command_line("bench.scorecheck", argv))
+    summary = {"question": "does our final_score agree with the GnuGo referee's on finished games",
+               "figures": figures(checks), "seconds": round(seconds, 1),
+               "runs": {run: tally(rows) for run, rows in by_run(checks).items()},
+               "disagreements": [{"game": f"{c.run}/{c.game}", "ours": c.ours, "referee": c.referee}
+                                 for c in checks if not c.agrees]}
+    records.write_summary(folder, summary, format_table(checks))
+    return folder
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -132,12 +140,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--engine", default=shlex.join([sys.executable, "-m", "gtp.cli", "gtp"]),
                         help="the engine's command (default: tesuji gtp with the default config)")
     parser.add_argument("--max-games", type=int, default=0, help="at most this many games per folder")
-    parser.add_argument("--name", help="also write the counts to bench/results/scorecheck/NAME/scorecheck.json")
+    parser.add_argument("--name", help="also write the counts to the record bench/results/scorecheck/NAME/")
+    parser.add_argument("--out", type=Path, help="also write the counts to this record folder")
     argv = sys.argv[1:] if argv is None else argv
     args = parser.parse_args(argv)
-    if args.name:
+    folder = args.out
+    if args.name and not folder:
         try:
-            results_folder("scorecheck", args.name)
+            folder = records.results_folder("scorecheck", args.name)
         except ValueError as e:
             parser.error(f"--name: {e}")
     started = time.time()
@@ -153,8 +163,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {e}", file=sys.stderr)
         return 2
     print(format_table(checks))
-    if args.name:
-        print(f"record: {write_record(args.name, argv, args.engine, checks, time.time() - started)}")
+    if folder:
+        config = {"runs": [str(r) for r in runs], "engine": args.engine, "max_games": args.max_games}
+        print(f"record: {write_record(folder, argv, config, checks, time.time() - started)}")
     return 0
 
 

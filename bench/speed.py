@@ -1,6 +1,6 @@
 """Playouts per second: the full search (tree + playouts) by board size and thread count, and raw playouts.
 
-    python -m bench.speed [--sizes 9 19] [--seconds S] [--threads 1 2] [--repeats R] [--name SLUG | --out FILE]
+    python -m bench.speed [--sizes 9 19] [--seconds S] [--threads 1 2] [--repeats R] [--name SLUG | --out DIR]
                           [--set playout.KEY=VALUE ...]
 
 Each figure is the median of R timed runs from the empty board (the range is printed beside it), in
@@ -8,21 +8,19 @@ wall-clock playouts/s and, because the machine may be shared, also per CPU-secon
 The 2-thread/1-thread ratio divides the wall-clock medians; the CPUs column (CPU time / wall time)
 shows how much of the machine the run actually got, so a low ratio on a busy machine can be told
 apart from contention in the search (which would lower the per-CPU-second figure instead). Targets: >= 15,000/s on 9x9 and >= 4,000/s
-on 19x19 per thread; 2 threads >= 1.7x one thread.
+on 19x19 per thread; 2 threads >= 1.7x one thread. The record, bench/results/speed/<slug>/, has run.json,
+summary.json (every run, and the figures: `9/1t`, `9/raw`, `9/2t-vs-1t`, ...) and summary.txt (the table).
 """
 from __future__ import annotations
 
 import argparse
-import datetime
-import json
 import os
-import platform
 import statistics
 import sys
 import time
 from pathlib import Path
 
-from bench.records import git_commit, results_folder
+from bench import records
 from engine.board import Board
 from engine.config import ConfigError, load_config
 from engine.params import PlayoutParams, SearchParams
@@ -86,6 +84,25 @@ def measure(sizes: list[int], threads: list[int], seconds: float, repeats: int, 
     return rows
 
 
+def figures(rows: dict, threads: list[int], repeats: int) -> list[dict]:
+    """Median wall-clock playouts/s of the search per size and thread count, of raw playouts, and the
+    2-thread/1-thread ratio; n is the number of timed runs (their range is in the text, not an interval)."""
+    out = []
+    for size, row in rows.items():
+        board = f"{size}x{size}"
+        entries = [(f"{size}/{n}t", f"search on {board}, {n} thread{'s' if n > 1 else ''}", row[f"search_{n}"])
+                   for n in threads] + [(f"{size}/raw", f"raw playouts on {board}, no tree", row["raw"])]
+        for key, label, e in entries:
+            w = e["wall"]
+            out.append(records.figure_entry(key, label, w["median"], n=repeats, unit="playouts/s",
+                                            text=f"{w['median']:,.0f} playouts/s (median of {repeats}, "
+                                                 f"{w['min']:,.0f}-{w['max']:,.0f})"))
+        if "ratio_2_1" in row:
+            out.append(records.figure_entry(f"{size}/2t-vs-1t", f"2 threads / 1 thread on {board}", row["ratio_2_1"],
+                                            unit="x", text=f"{row['ratio_2_1']:.2f}x"))
+    return out
+
+
 def fmt(s: dict) -> str:
     return f"{s['median']:>8,.0f} ({s['min']:,.0f}-{s['max']:,.0f})"
 
@@ -120,7 +137,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seconds", type=float, default=3.0, help="length of each timed run")
     parser.add_argument("--repeats", type=int, default=3, help="timed runs per figure (median reported)")
     parser.add_argument("--name", default="default", help="the record's folder: bench/results/speed/NAME/")
-    parser.add_argument("--out", type=Path, help="the JSON record (default: speed.json in the --name folder)")
+    parser.add_argument("--out", type=Path, help="the record's folder (default: from --name)")
     parser.add_argument("--set", dest="overrides", action="append", default=[], metavar="playout.KEY=VALUE",
                         help="a playout policy setting (repeatable), e.g. playout.ladder_rate=100")
     args = parser.parse_args(argv)
@@ -131,7 +148,7 @@ def main(argv: list[str] | None = None) -> int:
     except ConfigError as e:
         parser.error(str(e))
     try:
-        args.out = args.out or results_folder("speed", args.name) / "speed.json"
+        args.out = args.out or records.results_folder("speed", args.name)
     except ValueError as e:
         parser.error(str(e))
     if any(not 2 <= s <= 25 for s in args.sizes):
@@ -139,30 +156,27 @@ def main(argv: list[str] | None = None) -> int:
     if any(t < 1 for t in args.threads) or args.seconds <= 0 or args.repeats < 1:
         parser.error("threads and repeats must be >= 1, seconds > 0")
 
+    config = {"sizes": args.sizes, "threads": args.threads, "seconds": args.seconds, "repeats": args.repeats,
+              "search": vars_of(SearchParams()), "playout": vars_of(playout)}
+    records.start_run(args.out, "speed", config, resume=False,
+                      command=records.command_line("bench.speed", argv))
     load_before = os.getloadavg()
-    started = datetime.datetime.now(datetime.timezone.utc)
     rows = measure(args.sizes, args.threads, args.seconds, args.repeats, playout)
     node_bytes = Search.bytes_per_node()
-    print(table(rows, args.threads, node_bytes))
-    print(f"cpus: {os.cpu_count()}, load average before: {load_before[0]:.2f}, after: {os.getloadavg()[0]:.2f}")
-
-    result = {
-        "date": started.isoformat(timespec="seconds"),
-        "machine": {"platform": platform.platform(), "processor": platform.processor(),
-                    "python": platform.python_version(), "cpus": os.cpu_count(),
-                    "load_average_before": load_before, "load_average_after": os.getloadavg(),
-                    "autogroup": scheduling(), "nice": os.nice(0)},
-        "commit": git_commit(),
-        "command": " ".join(["python -m bench.speed"] + (sys.argv[1:] if argv is None else argv)),
-        "config": {"sizes": args.sizes, "threads": args.threads, "seconds": args.seconds,
-                   "repeats": args.repeats, "search": vars_of(SearchParams()), "playout": vars_of(playout)},
+    load_after = os.getloadavg()
+    text = (table(rows, args.threads, node_bytes) + f"\ncpus: {os.cpu_count()}, load average before: "
+            f"{load_before[0]:.2f}, after: {load_after[0]:.2f}")
+    print(text)
+    summary = {
+        "figures": figures(rows, args.threads, args.repeats),
+        "scheduling": {"load_average_before": load_before, "load_average_after": load_after,
+                       "autogroup": scheduling(), "nice": os.nice(0)},
         "node_bytes": node_bytes,
         "memory_1m_nodes_mib": node_bytes * 1_000_000 / 2**20,
         "targets": {"per_thread": TARGETS, "ratio_2_1": RATIO_TARGET},
         "results": rows,
     }
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(result, indent=2) + "\n")
+    records.write_summary(args.out, summary, text)
     print(f"wrote {args.out}")
     return 0
 

@@ -25,6 +25,7 @@ from __future__ import annotations
 import argparse
 import json
 import platform
+import subprocess
 import sys
 import time
 from dataclasses import replace
@@ -66,8 +67,18 @@ def train(config: TrainConfig, scheduler: str = "", log=print) -> Prior:
     return prior
 
 
+def commit() -> str:
+    """The commit of this code, for the harvest record (priors/ cannot use bench.records, which asks git
+    for every bench record)."""
+    try:
+        out = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
+                             cwd=Path(__file__).resolve().parent, timeout=10)
+        return out.stdout.strip() or "unknown"
+    except (OSError, subprocess.SubprocessError):
+        return "unknown"
+
+
 def write_harvest_record(config: TrainConfig, args: argparse.Namespace, argv: list[str] | None) -> int:
-    from priors.evaluate import commit
     record = {"command": "python -m priors.train " + " ".join(argv if argv is not None else sys.argv[1:]),
               "commit": commit(), "date": time.strftime("%Y-%m-%d %H:%M:%S"),
               **harvest_record(config, args.scheduler)}

@@ -11,7 +11,7 @@ search, PNS, on "can this block be captured?").
 
 Run as `python -m bench.tactics` (cli). The modules, in dependency order:
 
-    results     where records go (bench/results/tactics/<slug>/) and the provenance they carry
+    results     the records (bench/results/tactics/<slug>/): folder, per-item rows, figures
     problems    the problem sources: tsumego archive problems, reading.tst parser and positions,
                 problem_key and the distinct pool
     b1          B1

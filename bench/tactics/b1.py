@@ -4,14 +4,13 @@ Every tsumego capture problem (local generator, and the first ones with the regi
 `attack` test of reading.tst is solved by each solver of `B1_SOLVERS` under one node budget, move
 generator and tie-break. The summary gives solved counts and, on the problems both solve, the PP/PNS
 ratio of developed nodes (geometric mean, median, share within [0.5, 2], Wilcoxon signed-rank test),
-over the whole liberty loop and for the last L alone. Writes b1.json, b1.csv (a row per problem) and
-b1.png (PP against PNS nodes).
+over the whole liberty loop and for the last L alone. Its result carries a row per problem (the record's
+items.jsonl); b1.png plots PP against PNS nodes.
 """
 from __future__ import annotations
 
 import argparse
 import concurrent.futures
-import csv
 import math
 import statistics
 import time
@@ -19,7 +18,8 @@ from pathlib import Path
 
 from bench.stats import geometric_mean, geometric_mean_interval, signed_rank_p
 from bench.tactics.problems import Problem, reading_problems, tsumego_problems
-from bench.tactics.results import record_slug, results_folder
+from bench import records
+from bench.tactics.results import record_folder
 from engine import tactics
 from gtp.coords import point_to_vertex
 
@@ -95,10 +95,8 @@ def run_b1(args: argparse.Namespace, pool: concurrent.futures.Executor) -> dict:
         all_rows += rows
         out[label] = {"params": params, **b1_summary(rows), "wall_seconds": round(time.time() - t0, 1)}
         print_b1(label, out[label])
-    folder = results_folder(record_slug("b1", args.quick, args.tag))
-    write_csv(folder / "b1.csv", all_rows)
-    plot_b1(folder / "b1.png", all_rows)
-    return out
+    plot_b1(record_folder("b1", args) / "b1.png", all_rows)
+    return {**out, "rows": all_rows}
 
 
 def print_b1(label: str, s: dict) -> None:
@@ -116,24 +114,9 @@ def print_b1(label: str, s: dict) -> None:
               f"PNS not it {s[f'solved_pns_not_{m}']}); nodes / PNS: {fmt(s[f'ratio_total_{m}'])}", flush=True)
 
 
-def write_csv(path: Path, rows: list[dict]) -> None:
-    if not rows:
-        return
-    keys = list(rows[0])
-    with open(path, "w", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=keys)
-        w.writeheader()
-        w.writerows(rows)
-
-
 def plot_b1(path: Path, rows: list[dict]) -> None:
-    try:
-        import matplotlib
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
-        return
-    fig, ax = plt.subplots(figsize=(5, 5))
+    """PP's nodes against PNS's on the problems both prove, by set (log-log, with the x2 and x1/2 lines)."""
+    fig, ax = records.figure(5, 5)
     for label, marker in (("tsumego_local", "o"), ("tsumego_region", "s"), ("reading_local", "^")):
         both = [r for r in rows if r["set"] == label and r["pp_value"] == r["pns_value"] == "T"]
         ax.scatter([r["pns_nodes"] for r in both], [r["pp_nodes"] for r in both], s=10, marker=marker,
@@ -148,6 +131,4 @@ def plot_b1(path: Path, rows: list[dict]) -> None:
     ax.set_ylabel("PP nodes developed")
     ax.set_title("B1: nodes to solve (both solved)")
     ax.legend(fontsize=7)
-    fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
+    records.save_plot(fig, path)

@@ -3,19 +3,18 @@
     python -m bench.tactics [--only b1,b3,b2,ladder] [--data ../shared/data] [--workers 2] [--quick]
                             [--b2-seeds N] [--b2-regimes region,local] [--b2-configs NAME,...]
                             [--b2-pool N] [--b2-labels FILE] [--tag TEXT] [--ladder-dump DIR]
-    python -m bench.tactics --b2-report bench/results/tactics/b2/b2.json
+    python -m bench.tactics --b2-report bench/results/tactics/b2
     python -m bench.tactics --save-prior FILE.npz --b2-configs NAME --b2-regimes local
 
-Each benchmark writes its record to bench/results/tactics/<slug>/<name>.json (B1 also b1.csv and b1.png);
-the slug is the benchmark's name, `-quick` for a smoke run and `-TAG` for `--tag`, and the record carries
-every option. Runs of one benchmark with other options (B2's generators, configurations, splits) want a
+Each benchmark writes its record to bench/results/tactics/<slug>/ (bench.tactics.results: run.json with
+every option, summary.json with the results and figures, summary.txt, items.jsonl; B1 also b1.png); the slug
+is the benchmark's name, `-quick` for a smoke run and `-TAG` for `--tag`. Runs of one benchmark with other options (B2's generators, configurations, splits) want a
 `--tag` each, or they share a folder.
 """
 from __future__ import annotations
 
 import argparse
 import concurrent.futures
-import json
 import re
 import sys
 import time
@@ -28,7 +27,8 @@ from bench.tactics.b2config import ConfigError, b2_settings
 from bench.tactics.b3 import run_b3
 from bench.tactics.ladder import run_ladder
 from bench.tactics.report import print_b2_report
-from bench.tactics.results import ROOT, write_record
+from bench import records
+from bench.tactics.results import ROOT, config_of, read_b2, record_folder, write_record
 
 RUNNERS = {"b1": run_b1, "b3": run_b3, "b2": run_b2, "ladder": run_ladder}     # in the order they run
 
@@ -91,8 +91,8 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
                     help="write an SGF (position and the solver's line) of every block the solver captures and "
                          "GnuGo's attack does not, with index.json, into this directory")
     ap.add_argument("--quick", action="store_true", help="a small smoke run (few problems, small budgets)")
-    ap.add_argument("--b2-report", type=Path, default=None, metavar="FILE",
-                    help="run nothing: print a recorded B2 result's node speed-ups by PNS difficulty")
+    ap.add_argument("--b2-report", type=Path, default=None, metavar="FOLDER",
+                    help="run nothing: print a recorded B2 run's node speed-ups by PNS difficulty")
     args = ap.parse_args(argv)
     args.b2_configs = parse_names(ap, "--b2-configs", args.b2_configs, settings.configs, "configuration")
     if args.b2_splits is not None:
@@ -141,9 +141,9 @@ def main(argv: Optional[list[str]] = None) -> int:
     args = parse_args(argv)
     if args.b2_report is not None:
         try:
-            print_b2_report(json.loads(args.b2_report.read_text()))
+            print_b2_report(read_b2(args.b2_report))
         except (OSError, ValueError, KeyError, TypeError) as e:
-            print(f"--b2-report: {args.b2_report} is not a B2 result file ({type(e).__name__}: {e})", file=sys.stderr)
+            print(f"--b2-report: {args.b2_report} is not a B2 record ({type(e).__name__}: {e})", file=sys.stderr)
             return 2
         return 0
     only = {x.strip().lower() for x in args.only.split(",") if x.strip()}
@@ -160,9 +160,12 @@ def main(argv: Optional[list[str]] = None) -> int:
             return 0
         for name, run in RUNNERS.items():
             if name in only:
+                folder = record_folder(name, args)
+                records.start_run(folder, "tactics", config_of(args), benchmark=name, resume=False,
+                                  command=records.command_line("bench.tactics", argv))
                 t0 = time.time()
                 result = run(args, pool)
                 wall = time.time() - t0
-                path = write_record(name, args, argv, result, wall)
-                print(f"wrote {path.relative_to(ROOT)} ({wall:.1f} s)", flush=True)
+                write_record(folder, name, result, wall)
+                print(f"wrote {folder} ({wall:.1f} s)", flush=True)
     return 0

@@ -7,7 +7,8 @@ Modules in dependency order:
 - `model`     `PBNPrior` (registered as "pbn"), `PBNHyperparameters`, `RegionModel` (inference)
 - `train`     the fitting step of `python -m priors.train`: samples from the archives, one model per
               (region, s), resumable
-- `trends`    the paper's prediction trends on held-out games (`python -m priors.pbn.trends`)
+
+The paper's prediction trends on held-out games are a bench: `python -m bench.pbn_trends`.
 """
 from priors.pbn.model import PBNHyperparameters, PBNPrior
 

@@ -6,8 +6,8 @@
 - `model`     `SPTPrior` (registered as "spt") and `SPTHyperparameters`, the `spt` section of a training config
 - `train`     the growing step `priors.train` runs: the pool of training positions, a progress bar per
               tree, each tree kept on disk as it finishes so that a run resumes
-- `scoring`   batch top-k of forests on a fixed sample of test positions
-- `study`     the thesis's parameter study (`python -m priors.spt.study`, `make bench-spt-study`)
+- `scoring`   batch top-k of forests on a fixed sample of test positions (the thesis's parameter study,
+              `python -m bench.spt_study`, scores with it)
 """
 from priors.spt.model import SPTHyperparameters, SPTPrior
 

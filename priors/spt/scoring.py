@@ -2,7 +2,7 @@
 study: the positions are turned into cell codes and legal-move masks once, and every forest is scored on
 them with the batch kernel (the same table `SPTPrior.evaluate` computes, then its legal mask and floor).
 
-Ranks are counted two ways (spec §4 item 9): pessimistic, as `priors.evaluate` does (every candidate
+Ranks are counted two ways (spec §4 item 9): pessimistic, as `bench.predict` does (every candidate
 with probability >= the expert move's counts against it), and with ties broken at random (seeded), since
 many points can share one value.
 """

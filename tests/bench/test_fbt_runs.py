@@ -1,11 +1,12 @@
-"""The multi-seed FBT bench on a tiny 9x9 archive: runs, resume, summary, the scored split, and scores equal
-to priors.evaluate's."""
-import json
+"""The multi-seed FBT bench on a tiny 9x9 archive: runs, resume, its record, the scored split, and scores
+equal to bench.predict's."""
 
 import numpy as np
 import pytest
 
 from bench import fbt_runs
+from bench.records import read_jsonl, read_run, read_summary
+from tests.bench.test_records import assert_figures, assert_invocation
 from priors.datacache import training_data
 from priors.extraction import split_dataset
 from priors.trainconfig import load_config
@@ -33,7 +34,7 @@ def test_every_cell_runs_once_per_seed_and_a_rerun_resumes(tmp_path, data_dir, c
     _, bench = write_configs(tmp_path, data_dir)
     assert fbt_runs.main([str(bench)]) == 0
     out = tmp_path / "out"
-    runs = [json.loads(line) for line in (out / "runs.jsonl").read_text().splitlines()]
+    runs = read_jsonl(out / "items.jsonl")
     assert sorted((r["cell"], r["seed"]) for r in runs) == [("FBT2", 1), ("FBT2", 2), ("LFR2", 1), ("LFR2", 2)]
     for r in runs:
         top_k = r["scores"]["top_k"]
@@ -42,25 +43,33 @@ def test_every_cell_runs_once_per_seed_and_a_rerun_resumes(tmp_path, data_dir, c
     # The seeds draw different starting factors, so the two runs of a cell differ.
     fbt_runs_ = [r for r in runs if r["cell"] == "FBT2"]
     assert fbt_runs_[0]["scores"]["mean_loglik"] != fbt_runs_[1]["scores"]["mean_loglik"]
-    summary = json.loads((out / "summary.json").read_text())
+    summary = read_summary(out)
     top1 = [100 * r["scores"]["top_k"][0] for r in fbt_runs_]
+    run = read_run(out)
+    assert run["bench"] == "fbt-runs" and run["config"]["bench"]["seeds"] == [1, 2]
+    assert_invocation(run["invocations"][0], "python -m bench.fbt_runs " + str(bench))
+    figures = {f["key"]: f for f in assert_figures(summary)}
+    assert set(figures) == {"FBT2/top1", "LFR2/top1", "FBT2-vs-LFR2/top1"}
+    assert figures["FBT2/top1"]["value"] == pytest.approx(np.mean(top1) / 100)
+    assert figures["FBT2/top1"]["n"] == runs[0]["scores"]["positions"]
     assert summary["cells"]["FBT2"]["top1"]["mean"] == pytest.approx(np.mean(top1))
     assert summary["cells"]["FBT2"]["top1"]["sd"] == pytest.approx(np.std(top1, ddof=1))
     cmp = summary["comparisons"][0]
     assert cmp["top1_difference"] == pytest.approx(summary["cells"]["FBT2"]["top1"]["mean"]
                                                    - summary["cells"]["LFR2"]["top1"]["mean"])
     assert (out / "top1.png").is_file() and "FBT2 - LFR2" in capsys.readouterr().out
-    # A second run trains nothing: every (cell, seed) is in runs.jsonl. The summary counts every
+    # A second run trains nothing: every (cell, seed) is in items.jsonl. The summary counts every
     # recorded seed, whatever seeds this command names; --report only summarizes.
     for extra in (["--seeds", "1"], ["--seeds", "3", "--report"]):
         assert fbt_runs.main([str(bench), *extra]) == 0
-        assert len((out / "runs.jsonl").read_text().splitlines()) == 4
+        assert len(read_jsonl(out / "items.jsonl")) == 4
         assert "seed" not in capsys.readouterr().err
-        assert json.loads((out / "summary.json").read_text())["cells"]["LFR2"]["top1"]["n"] == 2
+        assert read_summary(out)["cells"]["LFR2"]["top1"]["n"] == 2
+    assert len(read_run(out)["invocations"]) == 3
 
 
 def test_test_scores_rank_as_priors_evaluate_does(tmp_path, data_dir):
-    """The bench scores competitions in bulk; priors.evaluate scores positions one by one through
+    """The bench scores competitions in bulk; bench.predict scores positions one by one through
     `Prior.evaluate`. Both must rank the expert move alike."""
     train, bench = write_configs(tmp_path, data_dir)
     config = load_config(train, ["fbt.k=2", "fbt.max_epochs=3", "fbt.learning_rate=0.01"])
@@ -85,7 +94,7 @@ def test_the_validation_split_is_scored_to_choose_a_setting(tmp_path, data_dir):
     the top-level `set` reaches every cell, and a cell's own `set` comes after it."""
     _, bench = write_configs(tmp_path, data_dir, "split: validation\nset: [fbt.k=3, fbt.lambda_w=0.01]\n")
     assert fbt_runs.main([str(bench), "--seeds", "1"]) == 0
-    runs = [json.loads(line) for line in (tmp_path / "out" / "runs.jsonl").read_text().splitlines()]
+    runs = read_jsonl(tmp_path / "out" / "items.jsonl")
     ds = split_dataset(load_config(tmp_path / "train.yaml").data, "validation", 1.0, None)
     n_validation = sum(len(list(ds.positions_of(game_id, raw))) for game_id, raw in ds.games())
     assert {r["split"] for r in runs} == {"validation"}
@@ -101,7 +110,7 @@ def test_a_runs_file_of_one_split_is_not_resumed_with_another(tmp_path, data_dir
     assert fbt_runs.main([str(bench), "--seeds", "1"]) == 2
     err = capsys.readouterr().err
     assert "split" in err and "Traceback" not in err
-    assert len((tmp_path / "out" / "runs.jsonl").read_text().splitlines()) == 1
+    assert len(read_jsonl(tmp_path / "out" / "items.jsonl")) == 1
 
 
 @pytest.mark.parametrize("extra, key", [

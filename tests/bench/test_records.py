@@ -48,3 +48,79 @@ def test_a_torn_last_line_is_dropped_and_cut_so_appends_stay_whole(tmp_path):
     assert read_jsonl(path) == [{"game": 0}]
     append_jsonl(path, {"game": 2})
     assert read_jsonl(path) == [{"game": 0}, {"game": 2}]
+
+
+def assert_invocation(entry: dict, command: str) -> None:
+    """One invocation's provenance as every bench's run.json holds it: the command that ran, the commit
+    (12 hex digits) with its dirty flag, the machine and the load."""
+    assert entry["command"].startswith(command), entry["command"]
+    assert len(entry["commit"]) == 12 and isinstance(entry["dirty"], bool)
+    assert entry["machine"]["cpus"] >= 1 and entry["date"][:2] == "20"
+    assert set(entry) == {"date", "command", "commit", "dirty", "machine", "load"}
+
+
+def assert_figures(summary: dict) -> list[dict]:
+    """summary.json's generic figures: unique keys, each with its label, value, interval, n, unit and text."""
+    figures = summary["figures"]
+    assert figures and len({f["key"] for f in figures}) == len(figures)
+    for f in figures:
+        assert set(f) == {"key", "label", "value", "low", "high", "n", "unit", "text"}
+        assert (f["low"] is None) == (f["high"] is None)
+        assert f["low"] is None or f["low"] <= f["value"] <= f["high"], f
+    return figures
+
+
+def test_a_figure_entry_shows_a_share_as_a_percentage_with_its_interval():
+    from bench.records import figure_entry
+    entry = figure_entry("fbt/top1", "top-1", 0.413, low=0.41, high=0.416, n=186739, unit="top-1")
+    assert entry["text"] == "41.3% [41.0%, 41.6%] of 186,739" and entry["key"] == "fbt/top1"
+    assert figure_entry("9/1t", "speed", 15234.4, unit="playouts/s")["text"] == "15,234 playouts/s"
+    assert figure_entry("x", "x", 0.5, unit="share", text="1 of 2")["text"] == "1 of 2"
+
+
+def test_the_command_line_quotes_what_the_shell_would_split():
+    from bench.records import command_line
+    assert command_line("bench.regress", ["--engine", "gnugo --mode gtp"]) == \
+        "python -m bench.regress --engine 'gnugo --mode gtp'"
+
+
+# Folders under these benches that are not records of their bench: the training runs' model metadata and
+# logs, a pattern harvest, and two one-off measurements kept with their commands.
+NOT_RECORDS = {"predict/dtree-cpu", "predict/extraction-memory", "predict/mm-pro-s02-train", "predict/pro-full-train",
+               "predict/pro-harvest-18000", "predict/pro-k20c20-train", "predict/pro-quick-train",
+               "predict/pro-s02-train", "predict/pro-s04-train"}
+
+
+@pytest.mark.parametrize("bench", ["speed", "predict", "tactics", "regress", "rules", "scorecheck", "spt-study",
+                                   "pbn-trends", "fbt-runs"])
+def test_every_record_has_its_run_and_figures(bench):
+    from bench.records import read_run, read_summary
+    folders = [p for p in sorted((RESULTS / bench).iterdir()) if p.is_dir()]
+    assert folders
+    for folder in folders:
+        if f"{bench}/{folder.name}" in NOT_RECORDS:
+            continue
+        run = read_run(folder)
+        assert run["bench"] == bench and run["slug"] == folder.name and "config" in run, folder
+        assert run["invocations"] and all(i.get("command") or i.get("commit") for i in run["invocations"]), folder
+        assert_figures(read_summary(folder))
+        assert (folder / "summary.txt").read_text().strip(), folder
+
+
+def test_a_rate_entry_carries_its_wilson_interval():
+    from bench.records import rate_entry
+    from bench.stats import wilson_interval
+    entry = rate_entry("score", "scores agree", 156, 161)
+    assert (entry["value"], entry["n"]) == (156 / 161, 161)
+    assert (entry["low"], entry["high"]) == wilson_interval(156, 161)
+    assert entry["text"] == "156 of 161, 96.9% [92.9, 98.7]"
+    assert rate_entry("x", "x", 0, 0)["value"] is None and rate_entry("x", "x", 0, 0)["low"] is None
+
+
+def test_a_run_that_does_not_resume_starts_its_run_json_again(tmp_path):
+    from bench.records import start_run
+    start_run(tmp_path / "r", "speed", {"sizes": [9]}, command="python -m bench.speed")
+    run = start_run(tmp_path / "r", "speed", {"sizes": [19]}, command="python -m bench.speed --sizes 19",
+                    resume=False)
+    assert run["config"] == {"sizes": [19]} and [i["command"] for i in run["invocations"]] == [
+        "python -m bench.speed --sizes 19"]

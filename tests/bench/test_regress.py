@@ -1,6 +1,5 @@
 """GnuGo's regression runner on a hand-written .tst file and position, through real GnuGo and our engine."""
 import io
-import json
 import signal
 import subprocess
 import sys
@@ -10,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from bench import records, regress
+from tests.bench.test_records import assert_figures, assert_invocation
 
 # 19x19: a ring of twelve Black stones whose last liberty is K10, where Black takes three White stones;
 # if Black plays elsewhere, White takes the ring.
@@ -121,13 +121,22 @@ def test_a_run_writes_its_record_resumes_and_refuses_another_engine(data, gnugo_
     argv = ["mini", "--data", str(data), "--name", "gnugo", "--engine", f"{gnugo_binary} --mode gtp"]
     assert regress.main(argv) == 0
     run_dir = tmp_path / "results" / "regress" / "gnugo"
-    summary = json.loads((run_dir / "summary.json").read_text())
-    assert summary == {"mini": {"tests": 4, "passed": 3, "gnugo_fails": 1, "gnugo_fails_passed": 0,
-                                "seconds": summary["mini"]["seconds"], "missing": 0}}
-    written = (run_dir / "tst" / "mini.json").read_text()
+    summary = records.read_summary(run_dir)
+    assert summary["files"] == {"mini": {"tests": 4, "passed": 3, "gnugo_fails": 1, "gnugo_fails_passed": 0,
+                                         "seconds": summary["files"]["mini"]["seconds"], "missing": 0}}
+    passed, star = assert_figures(summary)
+    assert (passed["key"], passed["value"], passed["n"], star["key"], star["value"]) == ("passed", 0.75, 4,
+                                                                                       "star-passed", 0.0)
+    assert passed["low"] < 0.75 < passed["high"] and passed["text"].startswith("3 of 4, 75.0%")
+    items = records.read_jsonl(run_dir / "items.jsonl")
+    assert [(i["file"], len(i["rows"])) for i in items] == [("mini.tst", 4)] and len(items[0]["commit"]) >= 12
+    written = (run_dir / "items.jsonl").read_text()
     assert regress.main(argv) == 0                          # resumed: nothing left to run
     assert "1 of 1 files already run; 0 to go" in capsys.readouterr().out
-    assert (run_dir / "tst" / "mini.json").read_text() == written
+    assert (run_dir / "items.jsonl").read_text() == written
+    run = records.read_run(run_dir)
+    assert run["config"]["engine"] == f"{gnugo_binary} --mode gtp" and len(run["invocations"]) == 2
+    assert_invocation(run["invocations"][1], "python -m bench.regress mini --data")
     assert regress.main(argv[:-1] + [OURS]) == 2
     assert "other settings" in capsys.readouterr().err
     assert regress.main(["nothere", "--data", str(data)]) == 2
@@ -154,7 +163,7 @@ def test_sigterm_stops_at_once_and_the_same_command_resumes(data, tmp_path):
     proc.send_signal(signal.SIGTERM)                       # while the engine thinks on test 1
     _, err = proc.communicate(timeout=60)
     assert proc.returncode == 1 and "the same command resumes" in err
-    assert not (out / "tst" / "mini.json").exists() and not (out / "run.lock").exists()
+    assert not records.read_jsonl(out / "items.jsonl") and not (out / "run.lock").exists()
     assert not running(OURS), "the worker's engine outlived the run"
     done = subprocess.run(argv, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0 and "mini.tst: 3 of 4 passed" in done.stdout

@@ -6,6 +6,7 @@ import pytest
 from bench import records
 from bench.match import compact_game
 from bench.scorecheck import Check, finished_games, format_table, main, recorded_claim
+from tests.bench.test_records import assert_figures, assert_invocation
 from tests.gtp.test_gnugo_game import TWO_PASS_MOVES
 
 
@@ -43,10 +44,17 @@ def test_a_named_check_writes_its_counts_and_disagreements_to_a_record(tmp_path,
     monkeypatch.setattr(records, "RESULTS", tmp_path / "results")
     write_run(tmp_path / "run", [record(0), record(1, result_referee="B+3.0")])
     assert main([str(tmp_path / "run"), "--name", "check"]) == 0
-    saved = json.loads((tmp_path / "results" / "scorecheck" / "check" / "scorecheck.json").read_text())
+    folder = tmp_path / "results" / "scorecheck" / "check"
+    run, saved = records.read_run(folder), records.read_summary(folder)
     assert saved["runs"] == {"run": {"finished": 2, "score_agrees": 1, "dead_agrees": 2}}
     assert saved["disagreements"] == [{"game": "run/main-1", "ours": "W+4", "referee": "B+3.0"}]
-    assert saved["command"].endswith("--name check") and saved["engine"].endswith("-m gtp.cli gtp")
+    assert run["bench"] == "scorecheck" and run["config"]["engine"].endswith("-m gtp.cli gtp")
+    assert_invocation(run["invocations"][0], "python -m bench.scorecheck")
+    assert run["invocations"][0]["command"].endswith("--name check")
+    score, dead = assert_figures(saved)
+    assert (score["key"], score["value"], score["n"], score["text"][:6]) == ("score", 0.5, 2, "1 of 2")
+    assert score["low"] < 0.5 < score["high"] and (dead["value"], dead["high"]) == (1.0, 1.0)
+    assert "1 score disagreement(s):" in (folder / "summary.txt").read_text()
 
 
 def test_a_name_that_would_leave_the_records_folder_is_refused(tmp_path, capsys):

@@ -20,6 +20,7 @@ from bench.tactics.training import new_prior
 from engine import tactics
 from engine.board import BLACK, WHITE
 from priors.leaf_priors import load_leaf_prior
+from tests.bench.test_records import assert_figures, assert_invocation
 from tests.boards import board_from_ascii, normalize, vertex
 from tests.positions import LADDER, NET
 
@@ -35,13 +36,53 @@ def test_records_go_to_one_short_folder_per_run(tmp_path, monkeypatch):
     assert results.record_slug("b1") == "b1" and results.record_slug("b1", quick=True) == "b1-quick"
     assert results.record_slug("b2", True, "pool2000") == "b2-quick-pool2000"
     monkeypatch.setattr(records, "RESULTS", tmp_path)
-    folder = results.results_folder("ladder")
-    assert folder == tmp_path / "tactics" / "ladder" and folder.is_dir()
     args = parse_args(["--only", "b2", "--b2-seeds", "5", "--b2-regimes", "local", "--tag", "local5"])
-    path = results.write_record("b2", args, ["--only", "b2"], {"x": 1}, 2.0)
-    assert path == tmp_path / "tactics" / "b2-local5" / "b2.json"
-    record = json.loads(path.read_text())
-    assert record["results"] == {"x": 1} and record["config"]["b2_seeds"] == 5 and record["benchmark"] == "b2"
+    assert results.record_folder("b2", args) == tmp_path / "tactics" / "b2-local5"
+    assert results.config_of(args)["b2_seeds"] == 5 and results.config_of(args)["data"] == str(args.data)
+
+
+def test_a_b2_run_writes_its_record_and_is_reported_from_it(tmp_path, monkeypatch, capsys):
+    ladder, net = problem(LADDER, "D4"), problem(NET, "E4")
+    monkeypatch.setattr(records, "RESULTS", tmp_path / "results")
+    monkeypatch.setattr(b2, "b2_problems", lambda args, pool: ([ladder, net, ladder], [ladder, net, ladder]))
+    for archive in ("tsumego.tar.xz", "gnugo_regression.tar.xz"):
+        (tmp_path / archive).touch()
+    argv = ["--only", "b2", "--b2-regimes", "local", "--b2-configs", "hier_0obs", "--b2-references", "pns",
+            "--b2-local-budget", "500", "--workers", "1", "--data", str(tmp_path), "--tag", "t"]
+    assert main(argv) == 0
+    folder = tmp_path / "results" / "tactics" / "b2-t"
+    run, summary = records.read_run(folder), records.read_summary(folder)
+    assert run["bench"] == "tactics" and run["benchmark"] == "b2" and run["config"]["b2_configs"] == ["hier_0obs"]
+    assert_invocation(run["invocations"][0], "python -m bench.tactics --only b2")
+    figures = {f["key"]: f for f in assert_figures(summary)}
+    assert set(figures) == {"local/pns/solved", "local/hier_0obs/solved", "local/hier_0obs/speedup"}
+    local = summary["results"]["local"]
+    assert "per_problem" not in local and "per_problem" not in local["configs"]["hier_0obs"]
+    assert figures["local/pns/solved"]["value"] == local["pns_solved"] and figures["local/pns/solved"]["n"] == 1
+    items = records.read_jsonl(folder / "items.jsonl")
+    assert [(i["split"], i["regime"], list(i["configs"])) for i in items] == [(0, "local", ["hier_0obs"])]
+    assert items[0]["pns"][0] in "TFU" and len(items[0]["configs"]["hier_0obs"]) == 4
+    assert "B2" in (folder / "summary.txt").read_text()
+    assert main(["--b2-report", str(folder)]) == 0
+    assert "hier_0obs" in capsys.readouterr().out
+
+
+def test_per_problem_rows_leave_the_results_and_come_back_whole():
+    def split(seed):
+        per = {"names": ["a", "b"], "pns": [["T", 10, 0.1, 0.1], ["U", 50, 0.2, 0.2]]}
+        return {"seed": seed, "region": {"per_problem": per, "pns_solved": 1,
+                                         "configs": {"h": {"solved": 2, "per_problem": [["T", 5, 0, 0], ["T", 9, 0, 0]]}}}}
+    result = {"regimes": ["region"], "splits": [split(1), split(2)], "summary": {}}
+    stripped, items = results.split_items("b2", result)
+    assert len(items) == 4 and "per_problem" not in stripped["splits"][1]["region"]
+    assert items[3] == {"split": 1, "regime": "region", "problem": "b", "pns": ["U", 50, 0.2, 0.2],
+                        "configs": {"h": ["T", 9, 0, 0]}}
+    assert results.join_items(stripped, items) == result
+    b3 = {"tesuji_pns": {"tests": 2, "passed": 1, "rows": [{"test": "1"}, {"test": "2"}]}}
+    stripped, items = results.split_items("b3", b3)
+    assert stripped == {"tesuji_pns": {"tests": 2, "passed": 1}} and items[1] == {"engine": "tesuji_pns", "test": "2"}
+    (passed,) = results.figures("b3", stripped)
+    assert (passed["key"], passed["value"], passed["n"]) == ("tesuji_pns/passed", 0.5, 2)
 
 
 def test_a_subset_of_configurations_in_the_files_order():
@@ -145,10 +186,6 @@ def test_a_recorded_b2_run_is_reported_by_difficulty_with_its_splits_pooled(tmp_
     bands = report.b2_report(record)["region"]["hier_0obs"]
     assert [b["both"] for b in bands] == [1, 0, 1]
     assert bands[0]["speedup_mean"] == 4.0 and bands[2]["speedup_mean"] == 20.0
-    path = tmp_path / "b2.json"
-    path.write_text(json.dumps(record))
-    assert main(["--b2-report", str(path)]) == 0
-    assert "hier_0obs" in capsys.readouterr().out
     assert report.b2_node_cost(record) == {"region": {"pns": None, "hier_0obs": None}}    # no CPU times recorded
     timed = {"results": {"region": {"per_problem": {"names": ["a", "b"], "pns": [("T", 100, 0.1, 0.001),
                                                                                   ("U", 300, 0.1, 0.002)]},
@@ -156,9 +193,8 @@ def test_a_recorded_b2_run_is_reported_by_difficulty_with_its_splits_pooled(tmp_
                                                                               ("T", 150, 0.1, 0.0025)]}}}}}
     costs = report.b2_node_cost(timed)["region"]
     assert costs["pns"] == pytest.approx(7.5) and costs["hier_0obs"] == pytest.approx(15.0)
-    path.write_text("{}")
-    assert main(["--b2-report", str(path)]) == 2
-    assert "not a B2 result file" in capsys.readouterr().err
+    assert main(["--b2-report", str(tmp_path)]) == 2
+    assert "not a B2 record" in capsys.readouterr().err
 
 
 def test_labels_are_reused_only_with_the_same_parameters(tmp_path):

@@ -17,7 +17,6 @@ from priors.pbn.em import distinct_rows, fit_latent_class, fit_network
 from priors.pbn.model import PBNHyperparameters, PBNPrior, RegionModel, stack_networks
 from priors.pbn.network import Pyramid, windows
 from priors.pbn.regions import inverse_views, region_samples, region_shape, relative, views
-from priors.pbn.trends import corner_groups, dense_views, mirror, pooled, pooled_views, strip_masks, view_logs
 from tests.priors.tiny_archive import data_dir, write_config  # noqa: F401 (data_dir is a fixture)
 
 # --- T1: structure -----------------------------------------------------------------------------
@@ -181,24 +180,6 @@ def test_lambda_and_sampled_inference_agree_on_the_top_five(expert_model):
     assert both >= 0.9 and overlap >= 4.0
 
 
-@pytest.mark.parametrize("kind, shape", [("corner", (9, 9)), ("strip", (5, 19))])
-def test_the_mirror_view_is_the_transpose_or_the_flip(kind, shape):
-    perm = mirror(views(*shape, 19), 19)
-    board = np.arange(shape[0] * shape[1]).reshape(shape)
-    expected = board.T if kind == "corner" else board[:, ::-1]
-    assert np.array_equal(perm.reshape(expected.shape), expected) and np.array_equal(perm[perm], board.ravel())
-
-
-def test_the_pooled_prediction_is_the_same_for_a_sample_and_its_mirror(expert_model):
-    points, _ = expert_samples(50, 13)
-    stones = np.ones(50, dtype=np.int64)
-    perm = mirror(expert_model.views, 19)
-    p = pooled(expert_model, points, stones, expert_model.predict(points, stones))
-    q = pooled(expert_model, points[:, perm], stones, expert_model.predict(points[:, perm], stones))
-    np.testing.assert_allclose(q, p[:, perm], atol=1e-12)
-    assert not np.allclose(expert_model.predict(points, stones), p)
-
-
 def test_the_whole_board_prior_is_normalised_with_zero_on_occupied_points():
     text = "\n".join(["." * 19] * 19)
     board = Board.from_ascii(text)
@@ -225,35 +206,6 @@ def test_the_board_kernel_adds_up_the_views_as_the_reference_does():
         want = np.bincount(region.views[on].ravel(), weights=p.ravel(), minlength=361)
         assert len(on) == 8 and want.sum() > 0
         np.testing.assert_allclose(region.board_scores(colors, legal), want, rtol=1e-9, atol=1e-15)
-
-
-def test_each_view_of_the_geometric_pool_is_a_whole_board_distribution():
-    board = Board(19)
-    for (r, c), color in {(3, 3): BLACK, (2, 5): WHITE, (15, 16): BLACK, (9, 9): BLACK}.items():
-        board.play(board.point(r, c), color)
-    prior = load_prior("pbn", str(Path(__file__).resolve().parents[2] / "priors" / "models" / "pbn.npz"))
-    colors, legal = relative(board.stones().ravel(), WHITE), board.legal_points(WHITE).astype(np.float64)
-    linear = {kind: dense_views(region, colors, legal) for kind, region in prior.regions_.items()}
-    logs = {kind: view_logs(region, linear[kind], legal) for kind, region in prior.regions_.items()}
-    for kind, region in prior.regions_.items():
-        on, _ = region.view_distributions(colors, legal)
-        for v in on:
-            p = np.exp(logs[kind][v])
-            assert p[legal > 0].sum() == pytest.approx(1.0, abs=1e-9)
-            inside = region.views[v]
-            np.testing.assert_allclose(p[inside] * legal[inside], 2 * linear[kind][v][inside], atol=1e-12)
-    group = corner_groups(prior)[0]                      # the top-left corner: its 9x9 and two strips
-    alone = pooled_views(logs, group, 0.0)
-    np.testing.assert_allclose(alone, logs["corner"][group["corner"]].sum(axis=0))
-    both = pooled_views(logs, group, 1.0)
-    assert not np.allclose(both, alone)
-    np.testing.assert_allclose(pooled_views(linear, group),
-                               sum(linear[k][group[k]].sum(axis=0) for k in ("corner", "strip")))
-    strips = strip_masks(prior, group["strip"], 361)     # the top edge and the left edge, two ends each
-    assert [(int(mask.sum()), len(v)) for mask, v in strips] == [(95, 2), (95, 2)]
-    union = strips[0][0] | strips[1][0]
-    union[prior.regions_["corner"].views[group["corner"]].ravel()] = True
-    assert union.sum() == 181 and strips[0][0][0] and strips[1][0][0]
 
 
 def test_the_kernel_passes_the_messages_of_the_spec():

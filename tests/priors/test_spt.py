@@ -2,7 +2,6 @@
 the likelihood ratio, growth invariants, evaluation and forests."""
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import numpy as np
@@ -13,7 +12,7 @@ from engine.config import load_config
 from priors import train
 from priors.base import load_prior
 from priors.modelfile import ModelError
-from priors.spt import SPTHyperparameters, SPTPrior, _kernels, study
+from priors.spt import SPTHyperparameters, SPTPrior, _kernels
 from priors.spt.growth import Pool, Tree, example_features, grow, local_examples, question_columns
 from priors.spt.model import check_forest, coverage, mask, pool_of
 from tests.priors.test_contract import random_positions
@@ -331,27 +330,6 @@ def test_training_keeps_each_tree_and_a_larger_forest_reuses_them(tmp_path, data
     for key in ("type", "threshold", "leaf"):
         np.testing.assert_array_equal(three.forest_[key][:n_two], two.forest_[key])
     assert len(three.forest_["roots"]) == 3
-
-
-def test_the_study_scores_every_value_and_resumes(tmp_path, data_dir, capsys):
-    config = write_config(tmp_path, data_dir, model="spt")
-    study_path = tmp_path / "study.yaml"
-    out = tmp_path / "study"
-    study_path.write_text(f"train: {config}\ntest: {{max_games: 4}}\ntrees: 3\nforests: [1, 3]\ndraws: 2\n"
-                          f"sweeps: {{d: [0, 4], w_p: [1, 3]}}\nout: {out}\n")
-    settings = ["--set", "spt.m=5", "--set", "spt.s=20"]
-    assert study.main([str(study_path)] + settings) == 0
-    records = [json.loads(line) for line in (out / "study.jsonl").read_text().splitlines()]
-    assert [(r["parameter"], r["value"]) for r in records] == [("d", 0), ("d", 4), ("w_p", 1), ("w_p", 3)]
-    root = records[0]["forests"]
-    assert root["1"]["top1"]["std"] == 0.0 and records[0]["leaves"] == [1, 1, 1]   # d = 0: one leaf each
-    assert all(r["forests"]["3"]["top20"]["mean"] >= r["forests"]["3"]["top1"]["mean"] for r in records)
-    assert (out / "d.png").is_file() and (out / "w_p.png").is_file()
-    assert study.main([str(study_path), "--only", "d"] + settings) == 0
-    assert len((out / "study.jsonl").read_text().splitlines()) == 4       # nothing grown again
-    assert "d = 4" in capsys.readouterr().out
-    assert study.main([str(study_path), "--only", "d", "--set", "spt.m=6", "--set", "spt.s=20"]) == 0
-    assert len((out / "study.jsonl").read_text().splitlines()) == 6       # other settings: grown again
 
 
 def test_the_preset_plays_with_the_shipped_forest():
