@@ -14,11 +14,24 @@ def test_a_small_run_records_each_size_and_thread_count(tmp_path, capsys):
     assert run["bench"] == "speed" and run["config"]["sizes"] == [5] and run["config"]["repeats"] == 2
     assert_invocation(run["invocations"][0], "python -m bench.speed --sizes 5")
     figures = {f["key"]: f for f in assert_figures(summary)}
-    assert set(figures) == {"5/1t", "5/2t", "5/raw", "5/2t-vs-1t"}
-    one = summary["results"]["5"]["search_1"]["wall"]
-    assert figures["5/1t"]["value"] == one["median"] > 0 and figures["5/1t"]["n"] == 2 and len(one["runs"]) == 2
-    assert figures["5/2t-vs-1t"]["value"] == summary["results"]["5"]["ratio_2_1"]
-    assert "search, 2 threads" in (out / "summary.txt").read_text() and "wrote" in capsys.readouterr().out
+    assert set(figures) == {"5/raw", "default/5/1t", "default/5/2t", "default/5/2t-vs-1t", "none/5/1t", "none/5/2t",
+                            "none/5/2t-vs-1t", "default-vs-none/5/1t"}
+    assert run["config"]["engines"]["default"]["prior"]["name"] == "fbt"      # the default engine's prior is timed
+    assert run["config"]["engines"]["none"]["prior"]["name"] == "none"
+    row = summary["results"]["5"]
+    one = row["default"]["search_1"]["wall"]
+    assert figures["default/5/1t"]["value"] == one["median"] > 0 and figures["default/5/1t"]["n"] == 2
+    assert len(one["runs"]) == 2
+    assert figures["default/5/2t-vs-1t"]["value"] == row["default"]["ratio_2_1"]
+    assert figures["default-vs-none/5/1t"]["value"] == one["median"] / row["none"]["search_1"]["wall"]["median"]
+    assert "default, 2 threads" in (out / "summary.txt").read_text() and "wrote" in capsys.readouterr().out
+
+
+def test_an_unknown_preset_is_an_error_naming_it(capsys):
+    with pytest.raises(SystemExit) as e:
+        speed.main(["--presets", "nosuch", "--sizes", "5"])
+    assert e.value.code == 2
+    assert "nosuch" in capsys.readouterr().err
 
 
 def test_a_setting_other_than_playout_is_refused(capsys):
