@@ -20,6 +20,7 @@ Engines are driven only through GTP subprocesses, ours included. Results go unde
 - `speed`        playouts per second of the search and of raw playouts
 - `prior_cost`   the time per move each prior costs the search at equal playouts
 - `predict`      move prediction of priors on unseen games: top-k, log-likelihood, time per position
+- `harvest`      how many large patterns a training config's harvest keeps, without a fit
 - `fbt_runs`     FBT settings over several seeds, scored on unseen games
 - `spt_study`    the SPT parameter study (Tidwell 2012 Figs 5.1-5.5)
 - `pbn_trends`   the PBN prediction trends on held-out games (Michalowski et al. 2011 Figs 3-5)

@@ -13,8 +13,8 @@ and validation settings, so that several models (MM, FBT and LFR with several k)
 without extracting it again, and an interrupted extraction resumes after its last finished chunk.
 
 `data.games` trains on a mixture of archives (games per archive, each from its own split); the model
-file records the training data (archives, games per archive, a digest of the game ids). `--harvest-only
-RECORD` runs the pattern harvest alone and writes its counts.
+file records the training data (archives, games per archive, a digest of the game ids). The harvest alone,
+without a fit, is a bench: `python -m bench.harvest CONFIG`.
 
 The parts: `trainconfig` (the config and each prior's trainer module), `extraction` (games to patterns
 and competitions, in chunks), `datacache` (the extracted data kept under `cache_dir`); this module runs
@@ -23,9 +23,7 @@ them and fits.
 from __future__ import annotations
 
 import argparse
-import json
 import platform
-import subprocess
 import sys
 import time
 from dataclasses import replace
@@ -33,7 +31,7 @@ from pathlib import Path
 
 from priors.base import Prior
 from priors.datacache import training_data
-from priors.extraction import harvest_record, peak_rss_mb
+from priors.extraction import peak_rss_mb
 from priors.trainconfig import TrainConfig, config_record, load_config, trainer
 
 
@@ -67,28 +65,6 @@ def train(config: TrainConfig, scheduler: str = "", log=print) -> Prior:
     return prior
 
 
-def commit() -> str:
-    """The commit of this code, for the harvest record (priors/ cannot use bench.records, which asks git
-    for every bench record)."""
-    try:
-        out = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
-                             cwd=Path(__file__).resolve().parent, timeout=10)
-        return out.stdout.strip() or "unknown"
-    except (OSError, subprocess.SubprocessError):
-        return "unknown"
-
-
-def write_harvest_record(config: TrainConfig, args: argparse.Namespace, argv: list[str] | None) -> int:
-    record = {"command": "python -m priors.train " + " ".join(argv if argv is not None else sys.argv[1:]),
-              "commit": commit(), "date": time.strftime("%Y-%m-%d %H:%M:%S"),
-              **harvest_record(config, args.scheduler)}
-    out = Path(args.harvest_only)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps(record, indent=1))
-    print(f"wrote {out}")
-    return 0
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m priors.train", description=__doc__.splitlines()[0])
     parser.add_argument("config", help="training config (YAML), e.g. bench/configs/train/mm.yaml")
@@ -96,15 +72,11 @@ def main(argv: list[str] | None = None) -> int:
                         help="override a config value, e.g. --set data.max_games=500")
     parser.add_argument("--scheduler", default="", help="Dask scheduler address for game extraction")
     parser.add_argument("--output", default="", help="model file (overrides the config's output)")
-    parser.add_argument("--harvest-only", default="", metavar="RECORD",
-                        help="only harvest the patterns and write their counts to this JSON file")
     args = parser.parse_args(argv)
     try:
         config = load_config(args.config, args.set)
         if args.output:
             config = replace(config, output=args.output)
-        if args.harvest_only:
-            return write_harvest_record(config, args, argv)
         prior = train(config, args.scheduler)
     except (ValueError, OSError) as err:
         print(f"error: {err}", file=sys.stderr)

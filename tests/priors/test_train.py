@@ -1,6 +1,5 @@
 """Training and evaluation commands end to end on a tiny 9x9 archive, and config validation."""
 import io
-import json
 import tarfile
 
 import numpy as np
@@ -161,19 +160,6 @@ def test_groups_accept_the_named_sets(tmp_path, data_dir):
     assert FBTHyperparameters().groups == features.GROUPS      # the default
     with pytest.raises(ValueError, match="fbt.groups"):
         train.load_config(write_config(tmp_path, data_dir), ["fbt.groups=[]"])
-
-
-def test_harvest_only_records_the_pattern_counts(tmp_path, data_dir):
-    config = write_config(tmp_path, data_dir)
-    record = tmp_path / "harvest" / "harvest.json"
-    assert train.main([str(config), "--harvest-only", str(record)]) == 0
-    harvest = json.loads(record.read_text())
-    assert not (tmp_path / "mm.npz").exists()                  # no model trained
-    assert harvest["games"] == {"tiny.tar.xz": 14} and harvest["pattern_moves"] == 14 * 40
-    at_least = harvest["patterns_at_least"]
-    assert at_least["2"] == sum(harvest["patterns_by_size"].values())    # min_count 2 keeps those seen twice
-    assert list(at_least.values()) == sorted(at_least.values(), reverse=True)
-    assert harvest["command"].endswith(str(record)) and harvest["peak_rss_mb"] > 0
 
 
 def test_dtree_trains_from_the_patterns_alone_and_resumes_from_its_stages(tmp_path, data_dir, capsys):
