@@ -1,7 +1,8 @@
 """Records: where a bench writes, what a run folder holds, and the provenance every record carries.
 
 Every record is a folder `bench/results/<bench>/<slug>/` (`match`, `league`, `speed`, `predict`, `tactics`,
-`regress`, `rules`, `scorecheck`, `spt-study`, `pbn-trends`, `fbt-runs`) holding
+`regress`, `rules`, `scorecheck`, `spt-study`, `pbn-trends`, `fbt-runs`, `harvest`; `train` holds training
+runs: the model file's header and the run's log) holding
 
     run.json        the run: bench, slug, config, and one provenance entry per invocation (a resumed run
                     has several): date, command, commit, dirty flag, machine, load average
