@@ -1,3 +1,5 @@
+import json
+import re
 import subprocess
 from pathlib import Path
 
@@ -84,27 +86,40 @@ def test_the_command_line_quotes_what_the_shell_would_split():
         "python -m bench.regress --engine 'gnugo --mode gtp'"
 
 
-# Folders under these benches that are not records of their bench: the training runs' model metadata and
-# logs, a pattern harvest, and two one-off measurements kept with their commands.
-NOT_RECORDS = {"predict/dtree-cpu", "predict/extraction-memory", "predict/mm-pro-s02-train", "predict/pro-full-train",
-               "predict/pro-harvest-18000", "predict/pro-k20c20-train", "predict/pro-quick-train",
-               "predict/pro-s02-train", "predict/pro-s04-train"}
+def committed_records() -> dict[Path, set[str]]:
+    """Every folder under bench/results that git holds files of, with its files' names."""
+    out = subprocess.run(["git", "ls-files", "-z", "--", "bench/results"], capture_output=True, text=True,
+                         check=True, cwd=RESULTS.parent.parent).stdout
+    folders: dict[Path, set[str]] = {}
+    for name in filter(None, out.split("\0")):
+        path = RESULTS.parent.parent / name
+        folders.setdefault(path.parent, set()).add(path.name)
+    return folders
 
 
-@pytest.mark.parametrize("bench", ["speed", "predict", "tactics", "regress", "rules", "scorecheck", "spt-study",
-                                   "pbn-trends", "fbt-runs"])
-def test_every_record_has_its_run_and_figures(bench):
-    from bench.records import read_run, read_summary
-    folders = [p for p in sorted((RESULTS / bench).iterdir()) if p.is_dir()]
-    assert folders
-    for folder in folders:
-        if f"{bench}/{folder.name}" in NOT_RECORDS:
-            continue
-        run = read_run(folder)
-        assert run["bench"] == bench and run["slug"] == folder.name and "config" in run, folder
-        assert run["invocations"] and all(i.get("command") or i.get("commit") for i in run["invocations"]), folder
-        assert_figures(read_summary(folder))
-        assert (folder / "summary.txt").read_text().strip(), folder
+def test_every_committed_record_has_its_run_and_figures():
+    folders = committed_records()
+    assert len(folders) > 100
+    for folder, names in folders.items():
+        where = folder.relative_to(RESULTS)
+        assert {"run.json", "summary.json", "summary.txt"} <= names, where
+        run = json.loads((folder / "run.json").read_text())
+        # A league's pairs are match records inside the league's own.
+        bench = where.parts[0] if len(where.parts) == 2 else "match"
+        assert run["bench"] == bench and run["slug"] == folder.name, where
+        assert len(where.parts) == 2 or (folder.parent / "run.json").exists(), where
+        assert run["invocations"], where
+        for inv in run["invocations"]:
+            assert {"date", "command", "commit"} & set(inv), (where, inv)
+            assert str(inv.get("date", "2000"))[:2] == "20" and inv.get("command", "x"), (where, inv)
+            assert re.fullmatch(r"[0-9a-f]{7,40}|unknown", inv.get("commit", "unknown")), (where, inv)
+            assert isinstance(inv.get("dirty", False), bool), (where, inv)
+        summary = json.loads((folder / "summary.json").read_text())
+        for f in assert_figures(summary):
+            # No value only where nothing was measured (a variant with no games yet).
+            assert isinstance(f["value"], (int, float)) or (f["value"] is None and f["n"] == 0), (where, f)
+            assert isinstance(f["text"], str) and f["text"], (where, f)
+        assert (folder / "summary.txt").read_text().strip(), where
 
 
 def test_a_rate_entry_carries_its_wilson_interval():
