@@ -268,7 +268,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--count", type=int, default=300, help="openings to keep")
     parser.add_argument("--data", default=None, help="directory of the game archives (19x19; default: the "
                         "dataset's, ../shared/data beside the project)")
-    parser.add_argument("--playouts", type=int, default=3000, help="playouts of the balance judgement")
+    parser.add_argument("--playouts", type=int, default=10000,
+                        help="playouts of the balance judgement (the matches' playouts per move)")
     parser.add_argument("--window", type=float, nargs=2, default=WINDOW, metavar=("LOW", "HIGH"))
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--out", type=Path, default=None, help="default: bench/openings/<size>x<size>.txt")
