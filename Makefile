@@ -54,7 +54,7 @@ clean:
 
 # Learned priors: train a shipped model from its config in bench/configs/train/ (the model's header records
 # the config, its training data and the data split that chose its settings), and measure move prediction.
-TRAIN = $(PYTHON) -m priors.train
+TRAIN = $(PYTHON) -m priors.training.train
 train: install
 	$(TRAIN) bench/configs/train/mm-pro.yaml
 
@@ -109,7 +109,7 @@ bench-predict: install
 # default) adds side extensions, corner openings and the playout-policy flags.
 FBT_MODELS ?= $(HOME)/.cache/tesuji/models
 FBT_GROUPS ?= all
-FBT_TRAIN = $(PYTHON) -m priors.train bench/configs/train/fbt.yaml --set data.data_dir=$(DATA) \
+FBT_TRAIN = $(PYTHON) -m priors.training.train bench/configs/train/fbt.yaml --set data.data_dir=$(DATA) \
   --set fbt.groups=$(FBT_GROUPS) --set mm.groups=$(FBT_GROUPS)
 bench-fbt: install
 	mkdir -p $(FBT_MODELS)

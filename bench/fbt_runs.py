@@ -5,7 +5,7 @@
 Xiao and Mueller report every accuracy as the mean of 5 runs, because the factor vectors start at
 random; one run each cannot separate methods that differ by less than the spread between seeds
 (0.64 to 0.82 points in the paper). Each cell of the config (feature set, k, loss, gradient) is
-trained once per seed on the same cached competitions (`priors.train`'s `cache_dir`) and scored on
+trained once per seed on the same cached competitions (`priors.training.train`'s `cache_dir`) and scored on
 the held-out split's competitions, extracted once per feature set and cached beside them. That split
 is the test split, or the validation split (`split: validation`) when the bench chooses a setting.
 The output folder is a record (bench.records): every finished (cell, seed) is appended to items.jsonl, so an
@@ -34,14 +34,14 @@ import yaml
 from bench import records
 from bench.predict import N_PHASES, PHASE_MOVES, TOP_K
 from bench.stats import Z95
-from priors.competitions import Competitions
+from priors.training.competitions import Competitions
 from priors.fbt import train as fbt_train
 from priors.fbt.model import FBTPrior, score
 from priors.groups import group_offsets
-from priors.competitions import load_competitions, save_competitions
-from priors.datacache import cache_folder, training_data
-from priors.extraction import TrainingData, compete, compete_chunk, split_dataset
-from priors.trainconfig import TrainConfig, load_config
+from priors.training.competitions import load_competitions, save_competitions
+from priors.training.datacache import cache_folder, training_data
+from priors.training.extraction import TrainingData, compete, compete_chunk, split_dataset
+from priors.training.trainconfig import TrainConfig, load_config
 
 
 class BenchConfigError(ValueError):

@@ -3,7 +3,7 @@
     python -m bench.harvest bench/configs/train/fbt-pro.yaml [--set KEY=VALUE ...] [--scheduler ADDR]
                             [--name SLUG | --out DIR]
 
-It runs the training config's pattern harvest alone (`priors.extraction.harvest_record`: the training
+It runs the training config's pattern harvest alone (`priors.training.extraction.harvest_record`: the training
 games, every expert move counted, the patterns seen at least `patterns.min_count` times) and writes the
 record `bench/results/harvest/<name>/` (the config's name by default): run.json, summary.json (the
 harvest's counts, its time and peak memory, and the figures: patterns kept, games and moves read) and
@@ -17,8 +17,8 @@ from pathlib import Path
 from typing import Any
 
 from bench import records
-from priors.extraction import harvest_record
-from priors.trainconfig import load_config
+from priors.training.extraction import harvest_record
+from priors.training.trainconfig import load_config
 
 
 def figures(harvest: dict[str, Any]) -> list[dict[str, Any]]:

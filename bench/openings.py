@@ -8,7 +8,7 @@ first; lines starting with `#` are comments (the header says how the suite was b
 opening gives one side cancels within the pair.
 
 - 19x19 (`bench/openings/19x19.txt`): the first 8 to 20 moves (the count drawn per game) of games of
-  the validation split of the shared archives (priors.dataset's split by game id: never the test split,
+  the validation split of the shared archives (priors.training.dataset's split by game id: never the test split,
   on which the priors are measured, nor the training split, whose openings the priors learned).
 - 9x9 (`bench/openings/9x9.txt`): the archives hold no 9x9 games, so the moves are the default engine's
   own, 4 to 8 of them, each drawn among the prior's 5 most likely moves off the edge, in proportion to
@@ -37,7 +37,7 @@ from engine.game import Game
 from engine.params import EngineParams
 from engine.search import Search
 from priors.base import load_prior
-from priors.dataset import DEFAULT_ARCHIVES, DataError, GameDataset, GameError, replay
+from priors.training.dataset import DEFAULT_ARCHIVES, DataError, GameDataset, GameError, replay
 
 SUITES = Path(__file__).resolve().parent / "openings"
 KOMI = {19: 7.5, 9: 7.0}                  # the komi of the project's match configs
@@ -247,7 +247,7 @@ def header(size: int, count: int, judged: int, playouts: int, window: tuple[floa
     low, high = MOVES[size]
     if size == 19:
         source = (f"the first {low}-{high} moves (drawn per game) of games of the validation split of "
-                  f"{', '.join(DEFAULT_ARCHIVES)} (priors.dataset), never the test split")
+                  f"{', '.join(DEFAULT_ARCHIVES)} (priors.training.dataset), never the test split")
     else:
         source = (f"the default engine's self-play: {low}-{high} moves, each drawn among the prior's "
                   f"{TOP_MOVES} most likely off the edge, in proportion to it (the archives hold no "

@@ -33,8 +33,8 @@ from priors.pbn.model import (PBNHyperparameters, PBNPrior, RegionModel, fit_sto
                               stack_networks)
 from priors.pbn.regions import KINDS, Samples, inverse_views, position_arrays, relative, stone_counts
 from priors.pbn.train import split_samples
-from priors.extraction import split_dataset
-from priors.trainconfig import load_config
+from priors.training.extraction import split_dataset
+from priors.training.trainconfig import load_config
 
 TOP_K = 20
 POOLS = ("linear", "geometric")
@@ -75,7 +75,7 @@ def pooled(model: RegionModel, points: np.ndarray, stones: np.ndarray, own: np.n
 
 def fitted(prior: PBNPrior, hyper: PBNHyperparameters, train: Samples, kind: str, stones: int,
            n: int) -> RegionModel:
-    """A region model whose only pyramid is the one for `stones`, fitted on n samples as `priors.train` would
+    """A region model whose only pyramid is the one for `stones`, fitted on n samples as training would
     with the config's settings."""
     hyper = replace(hyper, n_samples=n)
     pyramid = pyramid_for(kind, prior.size_, hyper)

@@ -29,7 +29,7 @@ from tqdm import tqdm
 from bench import records
 from priors.base import Prior, load_file, registered
 from priors.modelfile import ModelError
-from priors.dataset import DEFAULT_ARCHIVES, DEFAULT_FRACTIONS, GameDataset
+from priors.training.dataset import DEFAULT_ARCHIVES, DEFAULT_FRACTIONS, GameDataset
 
 TOP_K = 20
 PHASE_MOVES = 30

@@ -24,7 +24,7 @@ from engine.board import Board
 from engine.config import ConfigError, load_config
 from engine.search import Search
 from gtp.server import build_move_prior
-from priors.dataset import GameDataset
+from priors.training.dataset import GameDataset
 
 CONFIGS = ["configs/none.yaml", "configs/fbt.yaml", "configs/mm.yaml", "configs/spt.yaml",
            "configs/dtree.yaml", "configs/pbn.yaml"]

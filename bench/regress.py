@@ -226,7 +226,7 @@ def run_file(command: str, tst_name: str, data_dir: Path, timeout: float) -> tup
 # -- command line ------------------------------------------------------------------------------------
 
 def parse_args(argv: Optional[list[str]]) -> argparse.Namespace:
-    from priors.dataset import DEFAULT_DATA_DIR
+    from priors.training.dataset import DEFAULT_DATA_DIR
     ap = argparse.ArgumentParser(prog="python -m bench.regress", description=__doc__.split("\n\n")[0])
     ap.add_argument("tst", nargs="*", help="the .tst files to run (default: every file with move tests)")
     ap.add_argument("--engine", default=DEFAULT_ENGINE, help="the GTP engine's command line "

@@ -3,7 +3,7 @@
     python -m bench.spt_study bench/configs/predict/spt-study.yaml [--set spt.KEY=VALUE ...] [--only d m ...]
 
 Each sweep varies one parameter and holds the others at the training config's values. For every value
-`trees` trees are grown (tree k from the generator seeded (seed, k), as `priors.train` grows them) on
+`trees` trees are grown (tree k from the generator seeded (seed, k), as `priors.training.train` grows them) on
 the pool of the training config's games, and forests of each size K in `forests` are drawn from them
 at random (`draws` times; the thesis drew its forests from 30 trees), scored on a fixed sample of
 test-split positions, and reported as the mean and standard deviation over the draws (the thesis's
@@ -27,12 +27,12 @@ import yaml
 from tqdm import tqdm
 
 from bench import records as rec
-from priors.dataset import GameDataset
+from priors.training.dataset import GameDataset
 from priors.spt.growth import Pool
 from priors.spt.model import SPTPrior
 from priors.spt.scoring import TOP_K, Sample, ranks, read_sample, top_k
 from priors.spt.train import read_pool
-from priors.trainconfig import TrainConfig, load_config
+from priors.training.trainconfig import TrainConfig, load_config
 
 PARAMETERS = ("d", "m", "s", "w_p", "n")
 LABELS = {"d": "maximum tree depth d", "m": "minimum support to split m", "s": "questions sampled per split s",

@@ -22,7 +22,7 @@ or of GTP. Modules, in dependency order:
 - `trainconfig`   training configs, checked key by key, and each prior's trainer module
 - `extraction`    games to patterns and competitions, in chunks on a process pool or a Dask cluster
 - `datacache`     the extracted training data kept under `cache_dir` and read back
-- `train`         `python -m priors.train CONFIG.yaml`, fitting whichever prior `model:` names (its accuracy
+- `train`         `python -m priors.training.train CONFIG.yaml`, fitting whichever prior `model:` names (its accuracy
                   on unseen games: `python -m bench.predict`)
 - `leaf_priors`   the tactical solver's learned leaf priors (Beta, hierarchical Gaussian)
 """

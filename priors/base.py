@@ -59,7 +59,7 @@ class Prior:
         self.info_: dict[str, Any] = {}
 
     def fit(self, positions: Iterable, patterns: Any = None) -> "Prior":
-        """Fit on positions (`priors.dataset.Position`) with an optional harvested `PatternSet`; the
+        """Fit on positions (`priors.training.dataset.Position`) with an optional harvested `PatternSet`; the
         hook every prior offers, so that tests get a small fitted model of each kind."""
         return self
 

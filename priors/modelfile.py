@@ -7,7 +7,7 @@ The header is the string array `metadata`: a JSON object whose `kind` names the 
 another kind or version, raises `ModelError` naming the file.
 
 A trained model's header says which data split chose its settings (`settings_chosen_on`, with a short
-`settings_note`; `priors.train` copies both from its config): a figure measured on that split is not a
+`settings_note`; `priors.training.train` copies both from its config): a figure measured on that split is not a
 held-out one. A file without the field reads as "unknown".
 """
 from __future__ import annotations

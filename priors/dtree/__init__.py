@@ -4,7 +4,7 @@ leaves are feature levels weighted by MM with the shared features (van Niekerk 2
 - `_kernels`  the graphs, the queries, descents and online growth of the trees (Cython)
 - `model`     `DTreePrior` (registered as "dtree") and `DTreeHyperparameters`, the `dtree` section
               of a training config
-- `train`     the growing and fitting step `priors.train` runs, with progress bars, resumable
+- `train`     the growing and fitting step `priors.training.train` runs, with progress bars, resumable
 """
 from priors.dtree.model import DTreeHyperparameters, DTreePrior
 

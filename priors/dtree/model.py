@@ -6,7 +6,7 @@ pre-order; pass gets level 0, gamma 1): a candidate move's team is its levels of
 named in `groups` plus one leaf per tree, and its strength the product of their gammas. The trees are
 grown online from descents (`priors.dtree._kernels`), each tree taking a position with probability
 `growth_sample`; the gammas are then fitted by the shared MM trainer (`priors.mm.model.fit_gammas`)
-on competitions whose extra columns are the tree levels (`priors.competitions.build_competitions`).
+on competitions whose extra columns are the tree levels (`priors.training.competitions.build_competitions`).
 """
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ import numpy as np
 
 from priors import features
 from priors.base import Prior, header_info, register, require
-from priors.competitions import Competitions, build_competitions
+from priors.training.competitions import Competitions, build_competitions
 from priors.dtree._kernels import CRITERIA, SYSTEMS, Forest
 from priors.groups import check_feature_file, expand_groups, file_patterns, group_offsets, unusable
 from priors.mm import _kernels as mm_kernels
@@ -110,7 +110,7 @@ class DTreePrior(Prior):
         self._offsets = group_offsets(self.level_counts_)
         self.gammas_ = np.ones(int(self.level_counts_.sum())) if gammas is None else gammas
 
-    # --- the tree columns (the hook of priors.competitions.build_competitions) ---
+    # --- the tree columns (the hook of priors.training.competitions.build_competitions) ---
     def extra_level_counts(self) -> np.ndarray:
         return np.asarray(self.forest_.n_leaves, dtype=np.int64) + 1
 

@@ -1,4 +1,4 @@
-"""The dtree step of `python -m priors.train`: grow the forest, build competitions with its columns,
+"""The dtree step of `python -m priors.training.train`: grow the forest, build competitions with its columns,
 fit the gammas by MM; a progress bar per stage and one curve point per MM sweep.
 
 The trees grow from `growth_games` training games (a seeded choice of their own, `data.seed + 1`),
@@ -22,10 +22,10 @@ import numpy as np
 from tqdm import tqdm
 
 from priors import features
-from priors.competitions import Competitions, load_competitions, save_competitions
+from priors.training.competitions import Competitions, load_competitions, save_competitions
 from priors.dtree._kernels import Forest
 from priors.dtree.model import DTreeHyperparameters, DTreePrior
-from priors.extraction import TrainingData, kept_harvest, make_executor, split_dataset, training_selection
+from priors.training.extraction import TrainingData, kept_harvest, make_executor, split_dataset, training_selection
 from priors.mm.train import sweep_recorder
 
 UNIT = "sweeps"

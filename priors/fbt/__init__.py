@@ -2,7 +2,7 @@
 
 - `model`     `FBTPrior` (registered as "fbt") and `FBTHyperparameters`, the `fbt` section of a training config
 - `_kernels`  the hot loops (Cython): energies, gradients, SGD epochs, scoring
-- `train`     the fitting step `priors.train` runs, with a progress bar per epoch
+- `train`     the fitting step `priors.training.train` runs, with a progress bar per epoch
 """
 from priors.fbt.model import FBTHyperparameters, FBTPrior
 

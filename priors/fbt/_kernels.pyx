@@ -1,6 +1,6 @@
 # priors/_fbt.pyx: the hot loops of the factorization Bradley-Terry model, behind priors/fbt.py.
 #
-# Data layout (see priors/competitions.py): team t has one level per feature group in levels[t, g];
+# Data layout (see priors/training/competitions.py): team t has one level per feature group in levels[t, g];
 # level 0 means "inactive" and has no parameters. An active level is the feature with flat id
 # f = offsets[g] + levels[t, g], holding a strength w[f] and a factor vector v[f * k : (f + 1) * k]
 # (v is passed flat, row-major (F, k)). Only the groups listed in `groups` are read; counts[g] is the

@@ -33,7 +33,7 @@ import numpy as np
 
 from priors import features
 from priors.base import Prior, header_info, register, require
-from priors.competitions import Competitions, build_competitions
+from priors.training.competitions import Competitions, build_competitions
 from priors.fbt import _kernels
 from priors.groups import check_feature_file, expand_groups, file_patterns, group_offsets, pad_groups, unusable
 from priors.patterns import PatternSet, pattern_arrays
@@ -206,7 +206,7 @@ class FBTPrior(Prior):
     # --- training ---
     def fit(self, positions: Iterable, patterns: PatternSet | None = None, validation: Iterable | None = None,
             callback: Callable[[dict], None] | None = None) -> "FBTPrior":
-        """Fit on positions (`priors.dataset.Position`), validating on `validation` positions if given."""
+        """Fit on positions (`priors.training.dataset.Position`), validating on `validation` positions if given."""
         comps = build_competitions(positions, patterns)
         val = build_competitions(validation, patterns) if validation is not None else None
         return self.fit_competitions(comps, patterns, val, callback)

@@ -1,4 +1,5 @@
-"""The FBT/LFR fitting step of `python -m priors.train`: one progress-bar step and one curve point per epoch."""
+"""The FBT/LFR fitting step of `python -m priors.training.train`: one progress-bar step and one curve
+point per epoch."""
 from __future__ import annotations
 
 import sys
@@ -6,7 +7,7 @@ import sys
 from tqdm import tqdm
 
 from priors.fbt.model import FBTHyperparameters, FBTPrior
-from priors.extraction import TrainingData
+from priors.training.extraction import TrainingData
 
 UNIT = "epochs"
 

@@ -1,6 +1,6 @@
 # priors/_mm.pyx: the hot loops of Coulom's minorization-maximization, behind priors/mm.py.
 #
-# Data layout (see priors/competitions.py): team t has one level per feature group in levels[t, g]
+# Data layout (see priors/training/competitions.py): team t has one level per feature group in levels[t, g]
 # (0 = "no level applies", whose gamma is fixed at 1); its gamma index is offsets[g] + levels[t, g].
 # A team stands for mult[t] identical candidate moves of its competition. Competition j owns the teams
 # starts[j] .. starts[j+1] - 1 and was won by team winners[j].

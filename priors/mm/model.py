@@ -23,7 +23,7 @@ import numpy as np
 
 from priors import features
 from priors.base import Prior, header_info, register, require
-from priors.competitions import Competitions, build_competitions
+from priors.training.competitions import Competitions, build_competitions
 from priors.groups import check_feature_file, expand_groups, file_patterns, group_offsets, pad_groups, unusable
 from priors.mm import _kernels
 from priors.patterns import PatternSet, pattern_arrays
@@ -129,13 +129,13 @@ class MMPrior(Prior):
     # --- training ---
     def fit(self, positions: Iterable, patterns: PatternSet | None = None,
             callback: Callable[[int, float, np.ndarray], None] | None = None) -> "MMPrior":
-        """Fit on positions (`priors.dataset.Position`); `patterns` is a harvested PatternSet (or None)."""
+        """Fit on positions (`priors.training.dataset.Position`); `patterns`: a harvested PatternSet or None."""
         comps = build_competitions(positions, patterns)
         return self.fit_competitions(comps, patterns, callback)
 
     def fit_competitions(self, comps: Competitions, patterns: PatternSet | None = None,
                          callback: Callable[[int, float, np.ndarray], None] | None = None) -> "MMPrior":
-        """Fit on competitions built with the same `patterns` (see `priors.competitions`)."""
+        """Fit on competitions built with the same `patterns` (see `priors.training.competitions`)."""
         counts = features.level_counts(len(patterns) if patterns is not None else 0)
         train = [g for g, name in enumerate(features.GROUPS) if name in self.hyper.groups]
         history: list[float] = []

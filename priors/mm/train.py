@@ -1,4 +1,5 @@
-"""The MM fitting step of `python -m priors.train`: one progress-bar step and one curve point per sweep."""
+"""The MM fitting step of `python -m priors.training.train`: one progress-bar step and one curve point
+per sweep."""
 from __future__ import annotations
 
 import sys
@@ -9,7 +10,7 @@ from tqdm import tqdm
 from priors import features
 from priors.groups import group_offsets
 from priors.mm.model import MMHyperparameters, MMPrior, score
-from priors.extraction import TrainingData
+from priors.training.extraction import TrainingData
 
 UNIT = "sweeps"
 

@@ -5,7 +5,7 @@ Modules in dependency order:
 - `regions`   the corner and edge-strip regions in their 8 orientations; samples from positions
 - `em`        latent-class EM per subnet and the bottom-up, level-by-level training of one pyramid
 - `model`     `PBNPrior` (registered as "pbn"), `PBNHyperparameters`, `RegionModel` (inference)
-- `train`     the fitting step of `python -m priors.train`: samples from the archives, one model per
+- `train`     the fitting step of `python -m priors.training.train`: samples from the archives, one model per
               (region, s), resumable
 
 The paper's prediction trends on held-out games are a bench: `python -m bench.pbn_trends`.

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from priors.dataset import transform
+from priors.training.dataset import transform
 
 KINDS = ("corner", "strip")
 N_VIEWS = 8
@@ -99,7 +99,7 @@ def region_samples(boards: np.ndarray, to_play: np.ndarray, moves: np.ndarray, v
 
 
 def position_arrays(positions) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(boards (P, N*N), to_play (P,), moves (P,)) of `priors.dataset.Position`s of one board size."""
+    """(boards (P, N*N), to_play (P,), moves (P,)) of `priors.training.dataset.Position`s of one board size."""
     positions = list(positions)
     if not positions:
         return np.zeros((0, 0), np.int8), np.zeros(0, np.int64), np.zeros(0, np.int64)

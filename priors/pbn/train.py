@@ -1,4 +1,4 @@
-"""The PBN fitting step of `python -m priors.train`: region samples from the archives, then one pyramid
+"""The PBN fitting step of `python -m priors.training.train`: region samples from the archives, then one pyramid
 per (region, s), with a progress bar counting models.
 
 The run is resumable per model: each fitted pyramid is written to `<cache_dir>/pbn-models-<key>/<kind>-<s>.npz`
@@ -27,8 +27,8 @@ from tqdm import tqdm
 from priors.pbn.em import Level, Network
 from priors.pbn.model import PBNHyperparameters, PBNPrior, fit_stone_model, pyramid_for, samples_of
 from priors.pbn.regions import KINDS, Samples
-from priors.extraction import make_executor, merge_stats, run_chunks, split_dataset
-from priors.trainconfig import DataConfig, TrainConfig
+from priors.training.extraction import make_executor, merge_stats, run_chunks, split_dataset
+from priors.training.trainconfig import DataConfig, TrainConfig
 
 UNIT = "models"
 SAMPLE_FIELDS = ("points", "stones", "moves", "seen")
@@ -101,7 +101,7 @@ def split_samples(config: TrainConfig, split: str, max_games: int | None, log=pr
 
 
 def training_data(config: TrainConfig, scheduler: str = "", log=print) -> PBNData:
-    """The `priors.train` hook: samples of the training games instead of competitions."""
+    """The `priors.training.train` hook: samples of the training games instead of competitions."""
     samples, stats = split_samples(config, "train", config.data.max_games, log, scheduler)
     log(f"samples: {', '.join(f'{k} {len(s.moves)}' for k, s in samples.items())}; games {stats}")
     key = _key([asdict(config.data), asdict(config.hyper)])

@@ -154,7 +154,7 @@ class SPTPrior(Prior):
 
     # --- training ---
     def fit(self, positions: Iterable, patterns: Any = None) -> "SPTPrior":
-        """Grow the forest on positions (`priors.dataset.Position`); passes are left out."""
+        """Grow the forest on positions (`priors.training.dataset.Position`); passes are left out."""
         return self.fit_pool(pool_of(positions))
 
     def fit_pool(self, pool: Pool, grown: dict[int, Tree] | None = None,

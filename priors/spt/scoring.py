@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from priors.dataset import GameDataset
+from priors.training.dataset import GameDataset
 from priors.spt import _kernels
 from priors.spt.model import SPTPrior, mask
 

@@ -1,4 +1,4 @@
-"""The training steps of `python -m priors.train` for `spt`: `training_data` reads the pool of
+"""The training steps of `python -m priors.training.train` for `spt`: `training_data` reads the pool of
 training positions (cell codes and expert moves of the train split's sampled positions, no patterns or
 competitions), `fit` grows the trees with one progress-bar step each. Every finished tree is written to
 `<cache_dir>/spt-trees/<key>/tree-<k>.npz` (`<output>.trees/<key>/` without a cache_dir), the key a digest of the data settings and the hyperparameters that
@@ -22,8 +22,8 @@ from tqdm import tqdm
 
 from priors.spt.growth import Pool, Tree
 from priors.spt.model import SPTHyperparameters, SPTPrior, pool_of
-from priors.extraction import make_executor, merge_stats, run_chunks, split_dataset
-from priors.trainconfig import DataConfig, TrainConfig
+from priors.training.extraction import make_executor, merge_stats, run_chunks, split_dataset
+from priors.training.trainconfig import DataConfig, TrainConfig
 
 UNIT = "trees"
 
@@ -82,7 +82,7 @@ class SPTData:
 
 
 def training_data(config: TrainConfig, scheduler: str = "", log=print) -> SPTData:
-    """The `priors.train` hook: the pool of the train split's sampled positions (no competitions)."""
+    """The `priors.training.train` hook: the pool of the train split's sampled positions (no competitions)."""
     executor = make_executor(config, scheduler)
     pool, stats = read_pool(config.data, executor, config.chunk_games, log)
     if executor is not None:

@@ -9,7 +9,7 @@ from bench import league, matchconfig
 from bench.fbt_runs import load_bench_config
 from bench.tactics.b2config import b2_settings
 from engine.config import load_config as engine_config
-from priors import trainconfig
+from priors.training import trainconfig
 from bench.spt_study import load_study
 
 ROOT = Path(__file__).resolve().parents[2]

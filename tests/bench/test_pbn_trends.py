@@ -11,7 +11,7 @@ from bench import pbn_trends
 from bench.pbn_trends import corner_groups, dense_views, mirror, pooled, pooled_views, strip_masks, view_logs
 from bench.records import read_run, read_summary
 from engine.board import BLACK, WHITE, Board
-from priors import train
+from priors.training import train
 from priors.base import load_prior
 from priors.pbn.regions import relative, views
 from tests.bench.test_records import assert_figures, assert_invocation

@@ -8,7 +8,7 @@ import pytest
 from bench import predict
 from bench.predict import Scores, against_first, bootstrap_mean
 from bench.records import read_run, read_summary
-from priors import train
+from priors.training import train
 from tests.bench.test_records import assert_figures, assert_invocation
 from tests.priors.tiny_archive import data_dir, write_config  # noqa: F401 (data_dir is a fixture)
 

@@ -3,7 +3,7 @@ themselves are in tests/positions.py."""
 from __future__ import annotations
 
 from engine.board import BLACK, PASS, WHITE, Board
-from priors.dataset import Position
+from priors.training.dataset import Position
 from tests.positions import OPENING, STONE_IN_ATARI
 
 

@@ -4,7 +4,7 @@ from collections import Counter
 import numpy as np
 import pytest
 
-from priors.competitions import (CompetitionBuilder, Joiner, NpyAppender, RowStore, load_competitions,
+from priors.training.competitions import (CompetitionBuilder, Joiner, NpyAppender, RowStore, load_competitions,
                                  radix_parts, save_competitions)
 
 SMALL = [3, 4, 2]

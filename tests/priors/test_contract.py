@@ -11,7 +11,7 @@ import pytest
 
 from engine.board import BLACK, PASS, WHITE, Board
 from priors.base import load_file, registered
-from priors.dataset import Position, transform
+from priors.training.dataset import Position, transform
 from priors.modelfile import ModelError, save_model
 from priors.patterns import harvest
 

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from engine.board import BLACK, PASS, WHITE
-from priors.dataset import (DataError, GameDataset, ids_digest, replay, scale_mixture,
+from priors.training.dataset import (DataError, GameDataset, ids_digest, replay, scale_mixture,
                             split_of, transform, unit_hash)
 
 GAMES = {

@@ -10,7 +10,7 @@ import pytest
 
 from engine.board import BLACK, WHITE, Board
 from priors import features
-from priors.competitions import CompetitionBuilder
+from priors.training.competitions import CompetitionBuilder
 from priors.dtree._kernels import Forest, graph_arrays, sg_weight, split_quality
 from priors.dtree.model import DTreeHyperparameters, DTreePrior
 

@@ -7,7 +7,7 @@ import pytest
 
 from engine.board import BLACK, WHITE, Board
 from priors import features
-from priors.competitions import CompetitionBuilder
+from priors.training.competitions import CompetitionBuilder
 from priors.fbt import _kernels
 from priors.fbt import model as fbt
 from priors.fbt.model import FBTHyperparameters, FBTPrior

@@ -6,7 +6,7 @@ import pytest
 
 from engine.board import BLACK, WHITE, Board
 from priors import features
-from priors.competitions import CompetitionBuilder, build_competitions, concatenate
+from priors.training.competitions import CompetitionBuilder, build_competitions, concatenate
 from priors.groups import group_offsets
 from priors.mm import _kernels
 from priors.mm.model import MMHyperparameters, MMPrior, fit_gammas, score

@@ -4,7 +4,7 @@ import pytest
 
 from engine.board import BLACK, PASS, WHITE, Board
 from priors import features
-from priors.dataset import Position
+from priors.training.dataset import Position
 from priors.patterns import PatternCounter, PatternSet, count_patterns, harvest
 
 BOARD = """

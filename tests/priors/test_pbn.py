@@ -10,9 +10,9 @@ import pytest
 
 from engine.board import BLACK, WHITE, Board
 from engine.config import load_config
-from priors import train
+from priors.training import train
 from priors.base import load_prior
-from priors.dataset import Position, transform
+from priors.training.dataset import Position, transform
 from priors.pbn.em import distinct_rows, fit_latent_class, fit_network
 from priors.pbn.model import PBNHyperparameters, PBNPrior, RegionModel, stack_networks
 from priors.pbn.network import Pyramid, windows

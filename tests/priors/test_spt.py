@@ -9,7 +9,7 @@ import pytest
 
 from engine.board import BLACK, WHITE, Board
 from engine.config import load_config
-from priors import train
+from priors.training import train
 from priors.base import load_prior
 from priors.modelfile import ModelError
 from priors.spt import SPTHyperparameters, SPTPrior, _kernels

@@ -12,10 +12,10 @@ from functools import partial
 from pathlib import Path
 
 from priors import features
-from priors.competitions import load_competitions, save_competitions
-from priors.extraction import TrainingData, extract
+from priors.training.competitions import load_competitions, save_competitions
+from priors.training.extraction import TrainingData, extract
 from priors.patterns import load_patterns, save_patterns
-from priors.trainconfig import TrainConfig
+from priors.training.trainconfig import TrainConfig
 
 
 def cache_key(config: TrainConfig) -> str:

@@ -1,4 +1,4 @@
-"""Training configs: the YAML a `priors.train` run reads, checked key by key, and the trainer module of
+"""Training configs: the YAML a `priors.training.train` run reads, checked key by key, and the trainer module of
 each prior.
 
 A config has a `data` section (archives, splits, the games and positions used), `patterns`, `validation`,
@@ -19,7 +19,7 @@ from typing import Any, Iterable
 import yaml
 
 from priors.base import prior_class, registered
-from priors.dataset import DEFAULT_ARCHIVES, DEFAULT_FRACTIONS
+from priors.training.dataset import DEFAULT_ARCHIVES, DEFAULT_FRACTIONS
 from priors.modelfile import SETTINGS_SPLITS
 
 
@@ -126,7 +126,7 @@ def load_config(path: str | Path, overrides: Iterable[str] = ()) -> TrainConfig:
 
 
 def trainable() -> list[str]:
-    """The registered priors that `priors.train` can fit."""
+    """The registered priors that `priors.training.train` can fit."""
     return sorted(name for name in registered() if trainer(name) is not None)
 
 

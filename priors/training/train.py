@@ -1,4 +1,4 @@
-"""Train a prior from expert games: `python -m priors.train CONFIG.yaml [--set key=value ...]`.
+"""Train a prior from expert games: `python -m priors.training.train CONFIG.yaml [--set key=value ...]`.
 
 Steps: harvest large patterns from the training games, turn sampled training and validation positions
 into competitions, fit the model that `model:` names (any registered prior with a `train` module in
@@ -30,9 +30,9 @@ from dataclasses import replace
 from pathlib import Path
 
 from priors.base import Prior
-from priors.datacache import training_data
-from priors.extraction import peak_rss_mb
-from priors.trainconfig import TrainConfig, config_record, load_config, trainer
+from priors.training.datacache import training_data
+from priors.training.extraction import peak_rss_mb
+from priors.training.trainconfig import TrainConfig, config_record, load_config, trainer
 
 
 def train(config: TrainConfig, scheduler: str = "", log=print) -> Prior:
@@ -66,7 +66,7 @@ def train(config: TrainConfig, scheduler: str = "", log=print) -> Prior:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m priors.train", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="python -m priors.training.train", description=__doc__.splitlines()[0])
     parser.add_argument("config", help="training config (YAML), e.g. bench/configs/train/mm.yaml")
     parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                         help="override a config value, e.g. --set data.max_games=500")

@@ -23,7 +23,7 @@ from sgfmill import sgf
 
 from engine.board import BLACK, PASS, WHITE, Board, IllegalMove
 
-DEFAULT_DATA_DIR = Path(__file__).resolve().parent.parent.parent / "shared" / "data"
+DEFAULT_DATA_DIR = Path(__file__).resolve().parents[3] / "shared" / "data"
 DEFAULT_ARCHIVES = ("kgs6d_even.tar.xz",)
 SPLITS = ("train", "validation", "test")
 DEFAULT_FRACTIONS = (0.90, 0.05, 0.05)
