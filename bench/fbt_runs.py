@@ -34,10 +34,10 @@ import yaml
 from bench import records
 from bench.predict import N_PHASES, PHASE_MOVES, TOP_K
 from bench.stats import Z95
-from priors.training.competitions import Competitions
 from priors.fbt import train as fbt_train
 from priors.fbt.model import FBTPrior, score
 from priors.groups import group_offsets
+from priors.training.competitions import Competitions
 from priors.training.competitions import load_competitions, save_competitions
 from priors.training.datacache import cache_folder, training_data
 from priors.training.extraction import TrainingData, compete, compete_chunk, split_dataset

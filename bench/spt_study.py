@@ -27,11 +27,11 @@ import yaml
 from tqdm import tqdm
 
 from bench import records as rec
-from priors.training.dataset import GameDataset
 from priors.spt.growth import Pool
 from priors.spt.model import SPTPrior
 from priors.spt.scoring import TOP_K, Sample, ranks, read_sample, top_k
 from priors.spt.train import read_pool
+from priors.training.dataset import GameDataset
 from priors.training.trainconfig import TrainConfig, load_config
 
 PARAMETERS = ("d", "m", "s", "w_p", "n")

@@ -5,7 +5,7 @@ Each of the tau trees of a forest is one feature group whose levels are its leav
 pre-order; pass gets level 0, gamma 1): a candidate move's team is its levels of the shared groups
 named in `groups` plus one leaf per tree, and its strength the product of their gammas. The trees are
 grown online from descents (`priors.dtree._kernels`), each tree taking a position with probability
-`growth_sample`; the gammas are then fitted by the shared MM trainer (`priors.mm.model.fit_gammas`)
+`growth_sample`; the gammas are then fitted by MM, as for `mm` (`priors.bradley_terry.fit_gammas`),
 on competitions whose extra columns are the tree levels (`priors.training.competitions.build_competitions`).
 """
 from __future__ import annotations
@@ -17,12 +17,11 @@ import numpy as np
 
 from priors import features
 from priors.base import Prior, header_info, register, require
-from priors.training.competitions import Competitions, build_competitions
+from priors.bradley_terry import distribution, fit_gammas, strengths_of
 from priors.dtree._kernels import CRITERIA, SYSTEMS, Forest
 from priors.groups import check_feature_file, expand_groups, file_patterns, group_offsets, unusable
-from priors.mm import _kernels as mm_kernels
-from priors.mm.model import MMPrior, fit_gammas
 from priors.patterns import PatternSet, pattern_arrays
+from priors.training.competitions import Competitions, build_competitions
 
 MODEL_VERSION = 1
 HISTORY = ("dist_last", "dist_last2", "cfg_last", "cfg_last2")
@@ -217,11 +216,10 @@ class DTreePrior(Prior):
         index, levels = self._extractor.extract(board, color, self.patterns_)
         if self.forest_.n_trees:
             levels = np.concatenate([levels, self.extra_levels(board, color, index)], axis=1)
-        out = np.empty(len(index), dtype=np.float64)
-        mm_kernels.team_strengths(levels, self._offsets, self.gammas_, out)
-        return index, out
+        return index, strengths_of(levels, self.gammas_, self._offsets)
 
-    evaluate = MMPrior.evaluate           # the distribution of the strengths, as for mm
+    def evaluate(self, board, color: int) -> np.ndarray:
+        return distribution(*self.strengths(board, color), board.size * board.size)
 
     # --- model file ---
     def arrays(self) -> dict[str, np.ndarray]:

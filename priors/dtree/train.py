@@ -22,11 +22,11 @@ import numpy as np
 from tqdm import tqdm
 
 from priors import features
-from priors.training.competitions import Competitions, load_competitions, save_competitions
+from priors.bradley_terry import sweep_recorder
 from priors.dtree._kernels import Forest
 from priors.dtree.model import DTreeHyperparameters, DTreePrior
+from priors.training.competitions import Competitions, load_competitions, save_competitions
 from priors.training.extraction import TrainingData, kept_harvest, make_executor, split_dataset, training_selection
-from priors.mm.train import sweep_recorder
 
 UNIT = "sweeps"
 

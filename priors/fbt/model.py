@@ -33,10 +33,10 @@ import numpy as np
 
 from priors import features
 from priors.base import Prior, header_info, register, require
-from priors.training.competitions import Competitions, build_competitions
 from priors.fbt import _kernels
 from priors.groups import check_feature_file, expand_groups, file_patterns, group_offsets, pad_groups, unusable
 from priors.patterns import PatternSet, pattern_arrays
+from priors.training.competitions import Competitions, build_competitions
 
 MODEL_VERSION = 1
 LOSSES = {"softmax": 0, "binary": 1}

@@ -1,18 +1,8 @@
-"""The `mm` prior: Coulom's (2007) generalized Bradley-Terry model over the shared features.
+"""The `mm` prior: Coulom's (2007) generalized Bradley-Terry model over the shared features, fitted by
+minorization-maximization (the model and its fitting: `priors.bradley_terry`).
 
-Every candidate move (each legal point, and pass) is a team of feature levels, one per feature group
-(`priors.features.GROUPS`), and its strength is the product of their gammas,
-gamma_move = prod_g gamma[g, level_g], with level 0 of every group fixed at gamma = 1. A position is a
-competition among its candidates: P(move) = gamma_move / sum_t gamma_t.
-
-Training is minorization-maximization (Hunter 2004, Coulom 2007), one feature group at a time, with
-Coulom's prior of one virtual win and one virtual loss against an opponent of gamma 1:
-
-    gamma_i <- (W_i + 1) / (sum_j C_ij / E_j + 2 / (gamma_i + 1))
-
-where W_i counts the competitions won by a team containing i, E_j = sum_{t in j} gamma_t and
-C_ij = sum_{t in j, t contains i} gamma_t / gamma_i. Levels of one group are never team-mates, so a whole
-group is updated at once; team strengths are then rescaled before the next group.
+A candidate move's team is its level of every feature group (`priors.features.GROUPS`); its gamma is
+the product of theirs, and the position's distribution is the candidates' gammas normalised.
 """
 from __future__ import annotations
 
@@ -23,73 +13,12 @@ import numpy as np
 
 from priors import features
 from priors.base import Prior, header_info, register, require
-from priors.training.competitions import Competitions, build_competitions
+from priors.bradley_terry import distribution, fit_gammas, strengths_of
 from priors.groups import check_feature_file, expand_groups, file_patterns, group_offsets, pad_groups, unusable
-from priors.mm import _kernels
 from priors.patterns import PatternSet, pattern_arrays
+from priors.training.competitions import Competitions, build_competitions
 
 MODEL_VERSION = 1
-
-
-def team_strengths(comps: Competitions, gammas: np.ndarray, offsets: np.ndarray) -> np.ndarray:
-    out = np.empty(len(comps.levels), dtype=np.float64)
-    _kernels.team_strengths(comps.levels, offsets, gammas, out)
-    return out
-
-
-def score(comps: Competitions, gammas: np.ndarray, offsets: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Per competition: natural log-likelihood of the expert move and its pessimistic rank (ties
-    counted against the expert)."""
-    strengths = team_strengths(comps, gammas, offsets)
-    loglik = np.empty(len(comps), dtype=np.float64)
-    rank = np.empty(len(comps), dtype=np.int32)
-    _kernels.competition_scores(comps.mult, comps.starts, comps.winners, strengths, loglik, rank)
-    return loglik, rank
-
-
-def fit_gammas(comps: Competitions, level_counts: np.ndarray, n_iterations: int = 100,
-               tolerance: float = 1e-4, train_groups: Iterable[int] | None = None,
-               callback: Callable[[int, float, np.ndarray], None] | None = None) -> np.ndarray:
-    """Run MM sweeps over `comps` and return the flat gamma array (level 0 of each group = 1).
-
-    Stops after `n_iterations` sweeps or when the mean log-likelihood per competition improves by
-    less than `tolerance`. Groups not in `train_groups` keep gamma = 1. `callback(sweep, mean_loglik,
-    gammas)` is called after each sweep with the log-likelihood measured at its start.
-    """
-    level_counts = np.asarray(level_counts, dtype=np.int64)
-    if comps.n_groups != len(level_counts):
-        raise ValueError(f"competitions have {comps.n_groups} groups, level_counts {len(level_counts)}")
-    if len(comps) == 0:
-        raise ValueError("no competitions to fit")
-    if int(comps.levels.max(initial=0)) >= int(level_counts.max()):
-        bad = [g for g in range(len(level_counts)) if comps.levels[:, g].max() >= level_counts[g]]
-        raise ValueError(f"levels out of range in groups {bad}")
-    offsets = group_offsets(level_counts)
-    gammas = np.ones(int(level_counts.sum()), dtype=np.float64)
-    groups = list(range(len(level_counts))) if train_groups is None else list(train_groups)
-    wins = {g: comps.win_counts(g, level_counts[g]) for g in groups}
-    previous = -np.inf
-    for sweep in range(n_iterations):
-        strengths = team_strengths(comps, gammas, offsets)
-        loglik = None
-        for g in groups:
-            block = slice(offsets[g], offsets[g] + level_counts[g])
-            denominators = np.zeros(level_counts[g], dtype=np.float64)
-            ll = _kernels.accumulate_group(comps.levels, comps.mult, comps.starts, comps.winners, strengths,
-                                      g, denominators)
-            loglik = ll if loglik is None else loglik
-            old = gammas[block].copy()
-            new = (wins[g] + 1.0) / (denominators / old + 2.0 / (old + 1.0))
-            new[0] = 1.0
-            gammas[block] = new
-            _kernels.rescale_group(comps.levels, g, new / old, strengths)
-        mean = loglik / len(comps)
-        if callback is not None:
-            callback(sweep, mean, gammas)
-        if mean - previous < tolerance:
-            break
-        previous = mean
-    return gammas
 
 
 @dataclass(frozen=True)
@@ -157,15 +86,10 @@ class MMPrior(Prior):
     def strengths(self, board, color: int) -> tuple[np.ndarray, np.ndarray]:
         """(row-major index of each candidate, pass = N*N, and its gamma) for `color` to move."""
         index, levels = self._extractor.extract(board, color, self.patterns_)
-        out = np.empty(len(index), dtype=np.float64)
-        _kernels.team_strengths(levels, self._offsets, self.gammas_, out)
-        return index, out
+        return index, strengths_of(levels, self.gammas_, self._offsets)
 
     def evaluate(self, board, color: int) -> np.ndarray:
-        index, gamma = self.strengths(board, color)
-        p = np.zeros(board.size * board.size + 1, dtype=np.float32)
-        _kernels.scatter_probabilities(index, gamma, p)
-        return p
+        return distribution(*self.strengths(board, color), board.size * board.size)
 
     def gamma_table(self) -> dict[str, list[float]]:
         """Gammas of each group, level 0 first (for reports)."""

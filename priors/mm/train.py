@@ -4,29 +4,15 @@ from __future__ import annotations
 
 import sys
 
-import numpy as np
 from tqdm import tqdm
 
 from priors import features
+from priors.bradley_terry import sweep_recorder
 from priors.groups import group_offsets
-from priors.mm.model import MMHyperparameters, MMPrior, score
+from priors.mm.model import MMHyperparameters, MMPrior
 from priors.training.extraction import TrainingData
 
 UNIT = "sweeps"
-
-
-def sweep_recorder(validation, offsets: np.ndarray, curve: list[dict], bar: tqdm):
-    """The MM callback that appends a curve point per sweep (validation top-1 and log-likelihood when
-    there are validation competitions) and shows it on the progress bar."""
-    def on_sweep(sweep: int, loglik: float, gammas: np.ndarray) -> None:
-        point = {"sweep": sweep, "train_loglik": round(float(loglik), 5)}
-        if validation is not None and len(validation):
-            ll, rank = score(validation, gammas, offsets)
-            point.update(val_loglik=round(float(ll.mean()), 5), val_top1=round(float((rank == 1).mean()), 5))
-        curve.append(point)
-        bar.set_postfix({k: v for k, v in point.items() if k != "sweep"})
-        bar.update(1)
-    return on_sweep
 
 
 def fit(hyper: MMHyperparameters, data: TrainingData) -> tuple[MMPrior, list[dict], dict]:

@@ -16,9 +16,9 @@ import numpy as np
 from tqdm import tqdm
 
 from priors.base import Prior, load_file
-from priors.training.dataset import DEFAULT_ARCHIVES, DEFAULT_FRACTIONS, GameDataset
 from priors.modelfile import ModelError
 from priors.product.model import Case, ProductPrior, case_of, fit_weights, loglik, top1
+from priors.training.dataset import DEFAULT_ARCHIVES, DEFAULT_FRACTIONS, GameDataset
 
 
 def collect(components: list[Prior], dataset: GameDataset, progress: bool = True) -> list[Case]:

@@ -12,9 +12,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from priors.training.dataset import GameDataset
 from priors.spt import _kernels
 from priors.spt.model import SPTPrior, mask
+from priors.training.dataset import GameDataset
 
 TOP_K = (1, 5, 10, 20)
 

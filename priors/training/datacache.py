@@ -12,9 +12,9 @@ from functools import partial
 from pathlib import Path
 
 from priors import features
+from priors.patterns import load_patterns, save_patterns
 from priors.training.competitions import load_competitions, save_competitions
 from priors.training.extraction import TrainingData, extract
-from priors.patterns import load_patterns, save_patterns
 from priors.training.trainconfig import TrainConfig
 
 

@@ -19,8 +19,8 @@ from tqdm import tqdm
 
 from priors.training.competitions import (Competitions, Joiner, build_competitions, load_competitions,
                                           save_competitions)
-from priors.training.dataset import DatasetStats, GameDataset, ids_digest, scale_mixture
 from priors.patterns import PatternCounter, PatternSet, count_patterns, load_patterns, save_patterns
+from priors.training.dataset import DatasetStats, GameDataset, ids_digest, scale_mixture
 from priors.training.trainconfig import DataConfig, TrainConfig, config_record
 
 PATTERN_THRESHOLDS = (2, 5, 10, 20, 50, 100)   # harvest sizes logged and recorded: patterns seen >= k times

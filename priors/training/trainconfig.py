@@ -19,8 +19,8 @@ from typing import Any, Iterable
 import yaml
 
 from priors.base import prior_class, registered
-from priors.training.dataset import DEFAULT_ARCHIVES, DEFAULT_FRACTIONS
 from priors.modelfile import SETTINGS_SPLITS
+from priors.training.dataset import DEFAULT_ARCHIVES, DEFAULT_FRACTIONS
 
 
 @dataclass(frozen=True)

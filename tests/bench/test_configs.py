@@ -7,10 +7,10 @@ import yaml
 
 from bench import league, matchconfig
 from bench.fbt_runs import load_bench_config
+from bench.spt_study import load_study
 from bench.tactics.b2config import b2_settings
 from engine.config import load_config as engine_config
 from priors.training import trainconfig
-from bench.spt_study import load_study
 
 ROOT = Path(__file__).resolve().parents[2]
 EXPERIMENTS = ROOT / "bench" / "configs"

@@ -6,10 +6,10 @@ import pytest
 
 from bench import fbt_runs
 from bench.records import read_jsonl, read_run, read_summary
-from tests.bench.test_records import assert_figures, assert_invocation
 from priors.training.datacache import training_data
 from priors.training.extraction import split_dataset
 from priors.training.trainconfig import load_config
+from tests.bench.test_records import assert_figures, assert_invocation
 from tests.priors.tiny_archive import data_dir, write_config  # noqa: F401 (data_dir is a fixture)
 
 

@@ -11,9 +11,9 @@ from bench import pbn_trends
 from bench.pbn_trends import corner_groups, dense_views, mirror, pooled, pooled_views, strip_masks, view_logs
 from bench.records import read_run, read_summary
 from engine.board import BLACK, WHITE, Board
-from priors.training import train
 from priors.base import load_prior
 from priors.pbn.regions import relative, views
+from priors.training import train
 from tests.bench.test_records import assert_figures, assert_invocation
 from tests.priors.test_pbn import expert_model, expert_samples  # noqa: F401 (expert_model is a fixture)
 from tests.priors.tiny_archive import data_dir, write_config  # noqa: F401 (data_dir is a fixture)

@@ -11,9 +11,9 @@ import pytest
 
 from engine.board import BLACK, PASS, WHITE, Board
 from priors.base import load_file, registered
-from priors.training.dataset import Position, transform
 from priors.modelfile import ModelError, save_model
 from priors.patterns import harvest
+from priors.training.dataset import Position, transform
 
 SIZE = 7
 NAMES = sorted(registered())

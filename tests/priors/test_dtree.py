@@ -10,9 +10,9 @@ import pytest
 
 from engine.board import BLACK, WHITE, Board
 from priors import features
-from priors.training.competitions import CompetitionBuilder
 from priors.dtree._kernels import Forest, graph_arrays, sg_weight, split_quality
 from priors.dtree.model import DTreeHyperparameters, DTreePrior
+from priors.training.competitions import CompetitionBuilder
 
 # Black X: a 3-stone chain with 3 liberties (A1, C1, A3) but 4 pseudo-liberties; White O: a 3-stone
 # chain with 6 pseudo-liberties; A1 is an empty region of one point.

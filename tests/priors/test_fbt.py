@@ -7,14 +7,14 @@ import pytest
 
 from engine.board import BLACK, WHITE, Board
 from priors import features
-from priors.training.competitions import CompetitionBuilder
+from priors import bradley_terry
 from priors.fbt import _kernels
 from priors.fbt import model as fbt
 from priors.fbt.model import FBTHyperparameters, FBTPrior
 from priors.groups import group_offsets
-from priors.mm import model as mm
 from priors.modelfile import ModelError, save_model
 from priors.patterns import PatternSet
+from priors.training.competitions import CompetitionBuilder
 from tests.positions import STONE_IN_ATARI
 from tests.priors.positions import hand_positions, opening_board
 
@@ -195,7 +195,7 @@ def test_k0_is_mm_likelihood_and_rank():
     comps = random_competitions(rng, n_competitions=40, sizes=(2, 30))
     w, _ = random_parameters(rng, 0, scale=1.0)
     loglik, rank = fbt.score(comps, w, np.zeros((len(w), 0)), OFFSETS)
-    mm_loglik, mm_rank = mm.score(comps, np.exp(w), OFFSETS)
+    mm_loglik, mm_rank = bradley_terry.score(comps, np.exp(w), OFFSETS)
     np.testing.assert_allclose(loglik, mm_loglik, rtol=1e-12, atol=1e-12)
     np.testing.assert_array_equal(rank, mm_rank)
     assert np.any(comps.mult[comps.winners] > 1)        # ties within the winner team were counted

@@ -4,9 +4,9 @@ import pytest
 
 from engine.board import BLACK, PASS, WHITE, Board
 from priors import features
-from priors.training.dataset import transform
 from priors.features import GROUPS, extract_features, pattern_keys_at
 from priors.ladder import is_ladder_attack, is_ladder_caught
+from priors.training.dataset import transform
 
 
 def levels_at(board, color, rc, patterns=None):

@@ -1,58 +1,20 @@
-"""Coulom's MM on synthetic competitions, the competition store, and the `mm` prior's own files
-(tests/priors/test_contract.py holds what every prior must do)."""
+"""The competition store and the `mm` prior's own files (tests/priors/test_bradley_terry.py holds the
+MM fitting on synthetic competitions, tests/priors/test_contract.py what every prior must do)."""
 
 import numpy as np
 import pytest
 
 from engine.board import BLACK, WHITE, Board
 from priors import features
-from priors.training.competitions import CompetitionBuilder, build_competitions, concatenate
-from priors.groups import group_offsets
-from priors.mm import _kernels
-from priors.mm.model import MMHyperparameters, MMPrior, fit_gammas, score
+from priors import _bradley_terry as _kernels
+from priors.bradley_terry import fit_gammas
+from priors.mm.model import MMHyperparameters, MMPrior
 from priors.modelfile import ModelError, save_model
 from priors.patterns import PatternSet
+from priors.training.competitions import CompetitionBuilder, build_competitions, concatenate
 from tests.positions import STONE_IN_ATARI
 from tests.priors.positions import hand_positions, opening_board
-
-
-def synthetic(true_log_gammas, n_competitions, rng, sizes=(5, 40)):
-    """Competitions drawn from the generalized Bradley-Terry model with known gammas."""
-    counts = [len(t) for t in true_log_gammas]
-    builder = CompetitionBuilder(counts)
-    for _ in range(n_competitions):
-        n = int(rng.integers(*sizes))
-        levels = np.stack([rng.integers(0, c, n) for c in counts], axis=1)
-        strength = sum(t[levels[:, g]] for g, t in enumerate(true_log_gammas))
-        p = np.exp(strength - strength.max())
-        builder.add(levels, int(rng.choice(n, p=p / p.sum())))
-    return builder.build()
-
-
-def test_mm_recovers_known_gammas():
-    rng = np.random.default_rng(7)
-    counts = (4, 6, 9, 3)
-    truth = [np.concatenate([[0.0], rng.normal(0.0, 1.0, c - 1)]) for c in counts]
-    comps = synthetic(truth, 4000, rng)
-    history = []
-    gammas = fit_gammas(comps, np.array(counts), n_iterations=200, tolerance=1e-7,
-                           callback=lambda sweep, ll, g: history.append(ll))
-    fitted = np.log(gammas)
-    assert np.corrcoef(fitted, np.concatenate(truth))[0, 1] > 0.99
-    assert np.max(np.abs(fitted - np.concatenate(truth))) < 0.3
-    assert all(b >= a - 1e-12 for a, b in zip(history, history[1:]))    # MM never lowers the likelihood
-    offsets = group_offsets(np.array(counts))
-    assert np.all(gammas[offsets] == 1.0)                                # level 0 is fixed at 1
-
-
-def test_unseen_level_stays_at_one_and_untrained_groups_are_left_alone():
-    rng = np.random.default_rng(3)
-    truth = [np.array([0.0, 1.5, 0.0]), np.array([0.0, -1.0])]
-    comps = synthetic(truth, 500, rng)
-    comps.levels[comps.levels[:, 0] == 2, 0] = 1        # level 2 of group 0 never occurs
-    gammas = fit_gammas(comps, np.array([3, 2]), n_iterations=100, train_groups=[0])
-    assert gammas[2] == pytest.approx(1.0, abs=1e-3)    # Coulom's prior pulls it to 1
-    assert gammas[1] > 2.0 and gammas[4] == 1.0
+from tests.priors.test_bradley_terry import synthetic
 
 
 def test_builder_merges_identical_teams():
@@ -69,16 +31,6 @@ def test_builder_merges_identical_teams():
     assert both.winners.tolist() == comps.winners.tolist() + (comps.winners + 4).tolist()
     with pytest.raises(ValueError, match="out of range"):
         builder.add(np.array([[3, 0]]), winner=0)
-
-
-def test_score_breaks_ties_against_the_expert():
-    builder = CompetitionBuilder([3])
-    builder.add(np.array([[1], [1], [2], [0]]), winner=0)      # a tie with the other level-1 move
-    comps = builder.build()
-    gammas = np.array([1.0, 2.0, 0.5])
-    loglik, rank = score(comps, gammas, group_offsets(np.array([3])))
-    assert rank.tolist() == [2]
-    assert loglik[0] == pytest.approx(np.log(2.0 / 5.5))
 
 
 def test_bad_inputs_are_clear_errors():

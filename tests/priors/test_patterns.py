@@ -4,8 +4,8 @@ import pytest
 
 from engine.board import BLACK, PASS, WHITE, Board
 from priors import features
-from priors.training.dataset import Position
 from priors.patterns import PatternCounter, PatternSet, count_patterns, harvest
+from priors.training.dataset import Position
 
 BOARD = """
 . . . . . . . . .

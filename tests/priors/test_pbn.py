@@ -10,13 +10,13 @@ import pytest
 
 from engine.board import BLACK, WHITE, Board
 from engine.config import load_config
-from priors.training import train
 from priors.base import load_prior
-from priors.training.dataset import Position, transform
 from priors.pbn.em import distinct_rows, fit_latent_class, fit_network
 from priors.pbn.model import PBNHyperparameters, PBNPrior, RegionModel, stack_networks
 from priors.pbn.network import Pyramid, windows
 from priors.pbn.regions import inverse_views, region_samples, region_shape, relative, views
+from priors.training import train
+from priors.training.dataset import Position, transform
 from tests.priors.tiny_archive import data_dir, write_config  # noqa: F401 (data_dir is a fixture)
 
 # --- T1: structure -----------------------------------------------------------------------------

@@ -9,12 +9,12 @@ import pytest
 
 from engine.board import BLACK, WHITE, Board
 from engine.config import load_config
-from priors.training import train
 from priors.base import load_prior
 from priors.modelfile import ModelError
 from priors.spt import SPTHyperparameters, SPTPrior, _kernels
 from priors.spt.growth import Pool, Tree, example_features, grow, local_examples, question_columns
 from priors.spt.model import check_forest, coverage, mask, pool_of
+from priors.training import train
 from tests.priors.test_contract import random_positions
 from tests.priors.tiny_archive import data_dir, write_config  # noqa: F401 (data_dir is a fixture)
 

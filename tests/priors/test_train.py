@@ -6,12 +6,12 @@ import numpy as np
 import pytest
 
 from priors import features
-from priors.training import datacache, extraction, train
 from priors.dtree import DTreePrior
 from priors.fbt import FBTHyperparameters, FBTPrior
 from priors.mm import MMPrior
-from priors.training.dataset import GameDataset, ids_digest
 from priors.modelfile import read_model, settings_chosen_on
+from priors.training import datacache, extraction, train
+from priors.training.dataset import GameDataset, ids_digest
 from tests.priors.tiny_archive import data_dir, random_game, write_config  # noqa: F401 (data_dir is a fixture)
 
 def test_training_mm_records_its_curve_and_config(tmp_path, data_dir):

@@ -1,4 +1,5 @@
-# priors/_mm.pyx: the hot loops of Coulom's minorization-maximization, behind priors/mm.py.
+# priors/_bradley_terry.pyx: the hot loops of Coulom's generalized Bradley-Terry model and its
+# minorization-maximization, behind priors/bradley_terry.py (used by the mm and dtree priors).
 #
 # Data layout (see priors/training/competitions.py): team t has one level per feature group in levels[t, g]
 # (0 = "no level applies", whose gamma is fixed at 1); its gamma index is offsets[g] + levels[t, g].
