@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 
 FORMAT_VERSION = 1
+ZIP_MAGIC = (b"PK\x03\x04", b"PK\x05\x06")     # how an .npz (a zip archive, maybe empty) begins
 # The split whose figures chose a model's settings; "defaults": taken from the paper or set beforehand.
 SETTINGS_SPLITS = ("validation", "test", "defaults", "unknown")
 
@@ -41,11 +42,15 @@ def read_model(path: str | Path) -> tuple[dict[str, np.ndarray], dict[str, Any]]
     path = Path(path)
     if not path.is_file():
         raise ModelError(f"{path}: no such model file")
+    # Anything but a zip archive is not a model file; numpy would try it as a pickle and say so.
+    with path.open("rb") as f:
+        if f.read(4) not in ZIP_MAGIC:
+            raise ModelError(f"{path}: not a model file")
     try:
         with np.load(path, allow_pickle=False) as data:
             arrays = {key: data[key] for key in data.files}
     except (OSError, ValueError, EOFError, zipfile.BadZipFile) as err:
-        raise ModelError(f"{path}: damaged or not an .npz model file ({err})") from None
+        raise ModelError(f"{path}: damaged model file ({err})") from None
     try:
         header = json.loads(str(arrays.pop("metadata")))
     except (KeyError, ValueError):

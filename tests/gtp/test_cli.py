@@ -45,3 +45,14 @@ def test_a_preset_plays_from_another_folder(tmp_path):
         assert move not in ("", "pass", "resign"), proc.stderr_text()[-2000:]
     finally:
         assert proc.close() == 0, proc.stderr_text()[-2000:]
+
+
+@pytest.mark.parametrize("name", ["passwd", "text.npz"])
+def test_a_model_that_is_no_model_file_is_one_line_naming_the_key_and_file(name, tmp_path, capsys):
+    path = tmp_path / name
+    path.write_text("root:x:0:0:root:/root:/bin/bash\n")
+    assert cli.main(["gtp", "--set", f"prior.model={path}"]) == cli.EXIT_CONFIG
+    out, err = capsys.readouterr()
+    assert out == "" and err == f"tesuji: prior.model: {path}: not a model file\n"
+    assert "unsafe" not in err and "pickle" not in err
+
