@@ -1,4 +1,5 @@
-"""The prior interface, its hyperparameter contract, the registry and plugin discovery.
+"""The prior interface, its hyperparameter contract, its model-file header, the registry and plugin
+discovery.
 
 A prior maps a position to a probability per point: `evaluate(board, color)` returns float32 of size
 N*N+1, row-major from row 0 (index i is `board.point(i // N, i % N)`), pass last, zero on illegal
@@ -8,19 +9,24 @@ Every model is a subpackage of `priors` whose class registers itself where it is
 (`@register("name")`). The registry imports every subpackage the first time it is asked, so a new
 folder is found without any list naming it. A model's hyperparameters are one frozen dataclass,
 `Prior.Hyper`, filled by the training config's section of the model's name; fitted state ends in `_`.
+
+A model file's header is written and read here, once for every kind (`Prior.header`,
+`Prior.from_header`): the model's version, its hyperparameters under one key, the digest of its
+arrays and the data split that chose its settings; a model writes only its arrays and its own keys.
 """
 from __future__ import annotations
 
 import hashlib
 import importlib
+import json
 import pkgutil
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Callable, ClassVar, Iterable
 
 import numpy as np
 
-from priors.modelfile import ModelError, load_model, read_model, save_model
+from priors.modelfile import ModelError, load_model, read_model, save_model, settings_chosen_on
 
 UNIFORM = "none"            # the prior that needs no model: the search then weighs every move alike
 
@@ -36,21 +42,30 @@ def require(ok: bool, key: str, what: str, value: Any) -> None:
         raise ValueError(f"{key}: must be {what}, got {value!r}")
 
 
-FILE_KEYS = frozenset({"kind", "format_version", "model_version"})   # every model file's own header keys
+HYPERPARAMETERS = "hyperparameters"     # the header key of a model's hyperparameters (`Prior.Hyper`)
+OLD_HYPERPARAMETERS = "hyper"           # the same, in dtree and pbn files written before the key was one
+# The header keys the base writes and reads for every model; the rest is the model's own and its training record.
+BASE_KEYS = frozenset({"kind", "format_version", "model_version", HYPERPARAMETERS, OLD_HYPERPARAMETERS, "digest"})
 
 
-def header_info(metadata: dict[str, Any], own: Iterable[str] = ()) -> dict[str, Any]:
-    """A model file's header without the keys the file format and the model's own reader use (`own`):
-    what is left is the record of its training, kept as the prior's `info_`."""
-    skip = FILE_KEYS | set(own)
-    return {k: v for k, v in metadata.items() if k not in skip}
+def hyperparameter_record(hyper: Any) -> dict[str, Any]:
+    """A Hyper dataclass as the JSON object of the header (tuples as lists)."""
+    return json.loads(json.dumps(asdict(hyper)))
 
 
 class Prior:
-    """A move-prediction model. `Hyper` is its hyperparameter dataclass; fitted state ends in `_`."""
+    """A move-prediction model. `Hyper` is its hyperparameter dataclass; fitted state ends in `_`.
+
+    Its model file's header is written and read here, for every kind: the model's version, its
+    hyperparameters under one key, the digest of its arrays and the data split that chose its settings,
+    then the model's own keys (`metadata`, named in `HEADER_KEYS`) and the record of its training
+    (`info_`: every other key)."""
 
     name: ClassVar[str] = ""
     Hyper: ClassVar[type] = NoHyperparameters
+    MODEL_VERSION: ClassVar[int] = 1        # raised when the arrays or the model's own keys change meaning
+    HEADER_KEYS: ClassVar[frozenset] = frozenset()        # the keys `metadata` writes (and older files' own keys)
+    RETIRED_HYPERPARAMETERS: ClassVar[tuple] = ()         # keys older files record, no longer hyperparameters
 
     def __init__(self, hyper: Any = None):
         self.hyper = self.Hyper() if hyper is None else hyper
@@ -59,8 +74,8 @@ class Prior:
         self.info_: dict[str, Any] = {}
 
     def fit(self, positions: Iterable, patterns: Any = None) -> "Prior":
-        """Fit on positions (`priors.training.dataset.Position`) with an optional harvested `PatternSet`; the
-        hook every prior offers, so that tests get a small fitted model of each kind."""
+        """Fit on positions (`priors.training.dataset.Position`) with an optional harvested `PatternSet`;
+        the hook every prior offers, so that tests get a small fitted model of each kind."""
         return self
 
     def evaluate(self, board, color: int) -> np.ndarray:
@@ -71,15 +86,24 @@ class Prior:
         return {}
 
     def metadata(self) -> dict[str, Any]:
-        """The model's own header keys (hyperparameters, data digest, measured accuracy)."""
+        """The model's own header keys (its feature set, its fitting history), named in HEADER_KEYS."""
         return {}
 
+    def header(self) -> dict[str, Any]:
+        """The model file's header after its kind and format version."""
+        split, note = settings_chosen_on(self.info_)
+        return {"model_version": self.MODEL_VERSION, HYPERPARAMETERS: hyperparameter_record(self.hyper),
+                "digest": self.digest(), "settings_chosen_on": split, "settings_note": note,
+                **self.metadata(), **self.info_}
+
     @classmethod
-    def from_arrays(cls, arrays: dict[str, np.ndarray], metadata: dict[str, Any]) -> "Prior":
-        return cls()
+    def from_arrays(cls, arrays: dict[str, np.ndarray], metadata: dict[str, Any], hyper: Any) -> "Prior":
+        """The fitted prior of a file's arrays, its header (for the model's own keys) and its `hyper`,
+        read from the header; a ModelError says what is unusable."""
+        return cls(hyper)
 
     def save(self, path: str | Path) -> None:
-        save_model(path, self.name, self.arrays(), self.metadata())
+        save_model(path, self.name, self.arrays(), self.header())
 
     def digest(self) -> str:
         """Short hash of the fitted arrays, recorded with benchmark results."""
@@ -97,9 +121,40 @@ class Prior:
     @classmethod
     def _from_file(cls, path: str | Path, arrays: dict[str, np.ndarray], metadata: dict[str, Any]) -> "Prior":
         try:
-            return cls.from_arrays(arrays, metadata)
+            return cls.from_header(arrays, metadata)
         except ModelError as err:
             raise ModelError(f"{path}: {err}") from None
+
+    @classmethod
+    def from_header(cls, arrays: dict[str, np.ndarray], metadata: dict[str, Any]) -> "Prior":
+        """The prior a model file holds: its version checked, its hyperparameters read, its arrays
+        read by the model (`from_arrays`), the rest of the header kept as `info_`."""
+        if metadata.get("model_version") != cls.MODEL_VERSION:
+            raise ModelError(f"not a usable {cls.name} model: model version {metadata.get('model_version')}, "
+                             f"this Tesuji reads {cls.MODEL_VERSION}")
+        prior = cls.from_arrays(arrays, metadata, cls.read_hyperparameters(metadata))
+        prior.info_ = {k: v for k, v in metadata.items() if k not in BASE_KEYS | cls.HEADER_KEYS}
+        return prior
+
+    @classmethod
+    def read_hyperparameters(cls, metadata: dict[str, Any]) -> Any:
+        """The `Hyper` a header records (lists as tuples); a ModelError if it is not one."""
+        record = metadata.get(HYPERPARAMETERS, metadata.get(OLD_HYPERPARAMETERS))
+        if record is None:
+            record = cls.old_hyperparameters(metadata)
+        if not isinstance(record, dict):
+            raise ModelError(f"not a usable {cls.name} model: no hyperparameters")
+        values = {k: tuple(v) if isinstance(v, list) else v for k, v in record.items()
+                  if k not in cls.RETIRED_HYPERPARAMETERS}
+        try:
+            return cls.Hyper(**values)
+        except (TypeError, ValueError) as err:
+            raise ModelError(f"not a usable {cls.name} model: bad hyperparameters ({err})") from None
+
+    @classmethod
+    def old_hyperparameters(cls, metadata: dict[str, Any]) -> dict[str, Any] | None:
+        """The hyperparameters of a file written before they had one key, where the model can tell them."""
+        return {} if cls.Hyper is NoHyperparameters else None
 
 
 _REGISTRY: dict[str, type[Prior]] = {}

@@ -59,13 +59,11 @@ def unusable(kind: str, why: str) -> ModelError:
     return ModelError(f"not a usable {kind} model: {why}")
 
 
-def check_feature_file(kind: str, version: int, groups_key: str, arrays: dict[str, np.ndarray],
-                       metadata: dict[str, Any], needed: Iterable[str]) -> int:
-    """The checks of a model file over the shared features: its model `version`, a feature set this
-    one extends (the groups listed under `groups_key`, the Zobrist seed), and the `needed` arrays with
-    the pattern set's. Returns how many feature groups the file holds."""
-    if metadata.get("model_version") != version:
-        raise unusable(kind, f"model version {metadata.get('model_version')}, expected {version}")
+def check_feature_file(kind: str, groups_key: str, arrays: dict[str, np.ndarray], metadata: dict[str, Any],
+                       needed: Iterable[str]) -> int:
+    """The checks of a model file over the shared features: a feature set this one extends (the groups
+    listed under `groups_key`, the Zobrist seed), and the `needed` arrays with the pattern set's.
+    Returns how many feature groups the file holds."""
     n_stored = stored_groups(metadata.get(groups_key))
     if not n_stored or metadata.get("zobrist_seed") != features.ZOBRIST_SEED:
         raise unusable(kind, "written for another feature set")

@@ -2,13 +2,14 @@
 (the move priors of this package and the tactical solver's leaf priors).
 
 The header is the string array `metadata`: a JSON object whose `kind` names the model and whose
-`format_version` is FORMAT_VERSION, followed by the model's own keys. Files are read with
-`allow_pickle=False`, so a model file can never run code; a missing or damaged file, or one of
-another kind or version, raises `ModelError` naming the file.
+`format_version` is FORMAT_VERSION, followed by the model's keys (for a move prior, what
+`priors.base.Prior.header` writes). Files are read with `allow_pickle=False`, so a model file can
+never run code; a missing, damaged or foreign file, or one of another kind or version, raises
+`ModelError` naming the file.
 
 A trained model's header says which data split chose its settings (`settings_chosen_on`, with a short
-`settings_note`; `priors.training.train` copies both from its config): a figure measured on that split is not a
-held-out one. A file without the field reads as "unknown".
+`settings_note`; `priors.training.train` copies both from its config): a figure measured on that split
+is not a held-out one. A file without the field reads as "unknown".
 """
 from __future__ import annotations
 

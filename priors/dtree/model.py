@@ -10,20 +10,19 @@ on competitions whose extra columns are the tree levels (`priors.training.compet
 """
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from typing import Any, Callable, Iterable
 
 import numpy as np
 
 from priors import features
-from priors.base import Prior, header_info, register, require
+from priors.base import Prior, register, require
 from priors.bradley_terry import distribution, fit_gammas, strengths_of
 from priors.dtree._kernels import CRITERIA, SYSTEMS, Forest
 from priors.groups import check_feature_file, expand_groups, file_patterns, group_offsets, unusable
 from priors.patterns import PatternSet, pattern_arrays
 from priors.training.competitions import Competitions, build_competitions
 
-MODEL_VERSION = 1
 HISTORY = ("dist_last", "dist_last2", "cfg_last", "cfg_last2")
 TACTICAL = ("pass", "capture", "extension", "self_atari", "atari", "border") + HISTORY
 # The thesis's feature sets by name, besides the names of features.GROUPS and priors.groups.GROUP_SETS:
@@ -93,6 +92,7 @@ class DTreePrior(Prior):
     """
 
     Hyper = DTreeHyperparameters
+    HEADER_KEYS = frozenset({"groups", "zobrist_seed", "history"})
 
     def __init__(self, hyper: DTreeHyperparameters | None = None):
         super().__init__(hyper)
@@ -228,23 +228,19 @@ class DTreePrior(Prior):
                 **{f"tree_{k}": v for k, v in trees.items()}, **pattern_arrays(self.patterns_)}
 
     def metadata(self) -> dict[str, Any]:
-        return {"model_version": MODEL_VERSION, "groups": list(features.GROUPS),
-                "zobrist_seed": features.ZOBRIST_SEED, "hyper": asdict(self.hyper),
-                "history": self.history_, "digest": self.digest(), **self.info_}
+        return {"groups": list(features.GROUPS), "zobrist_seed": features.ZOBRIST_SEED, "history": self.history_}
 
     @classmethod
-    def from_arrays(cls, arrays: dict[str, np.ndarray], metadata: dict[str, Any]) -> "DTreePrior":
+    def from_arrays(cls, arrays: dict[str, np.ndarray], metadata: dict[str, Any],
+                    hyper: DTreeHyperparameters) -> "DTreePrior":
         tree_keys = ("tree_nodes", "tree_roots", "tree_systems", "tree_n_leaves")
-        n_stored = check_feature_file("dtree", MODEL_VERSION, "groups", arrays, metadata,
-                                      ("gammas", "level_counts") + tree_keys)
+        n_stored = check_feature_file("dtree", "groups", arrays, metadata, ("gammas", "level_counts") + tree_keys)
         if n_stored != len(features.GROUPS):
             raise unusable("dtree", "written for another feature set")
         try:
-            raw = dict(metadata.get("hyper") or {})
-            hyper = DTreeHyperparameters(**{k: tuple(v) if isinstance(v, list) else v for k, v in raw.items()})
             forest = Forest.from_arrays(*(arrays[k] for k in tree_keys), hyper.criterion, hyper.split_descents)
         except (TypeError, ValueError) as err:
-            raise unusable("dtree", f"bad trees or hyperparameters ({err})") from None
+            raise unusable("dtree", f"bad trees ({err})") from None
         prior = cls(hyper)
         prior.forest_ = forest
         prior.patterns_ = file_patterns("dtree", arrays) if len(arrays["pattern_keys"]) else None
@@ -256,8 +252,4 @@ class DTreePrior(Prior):
         if not np.all(np.isfinite(gammas)) or not np.all(gammas > 0):
             raise unusable("dtree", "gammas must be finite and positive")
         prior.history_ = list(metadata.get("history", []))
-        prior.info_ = header_info(metadata, _OWN_KEYS)
         return prior
-
-
-_OWN_KEYS = {"groups", "zobrist_seed", "hyper", "history", "digest"}

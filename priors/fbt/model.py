@@ -26,19 +26,18 @@ from __future__ import annotations
 import math
 import numbers
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from typing import Any, Callable, Iterable
 
 import numpy as np
 
 from priors import features
-from priors.base import Prior, header_info, register, require
+from priors.base import Prior, register, require
 from priors.fbt import _kernels
 from priors.groups import check_feature_file, expand_groups, file_patterns, group_offsets, pad_groups, unusable
 from priors.patterns import PatternSet, pattern_arrays
 from priors.training.competitions import Competitions, build_competitions
 
-MODEL_VERSION = 1
 LOSSES = {"softmax": 0, "binary": 1}
 GRADIENTS = ("full", "sampled")
 
@@ -184,6 +183,9 @@ class FBTPrior(Prior):
     """
 
     Hyper = FBTHyperparameters
+    HEADER_KEYS = frozenset({"feature_groups", "zobrist_seed", "history"})
+    # Files written before the harvest threshold moved to the training config still record it.
+    RETIRED_HYPERPARAMETERS = ("pattern_min_count",)
 
     def __init__(self, hyper: FBTHyperparameters | None = None):
         super().__init__(hyper)
@@ -336,29 +338,14 @@ class FBTPrior(Prior):
         }
 
     def metadata(self) -> dict[str, Any]:
-        return {
-            "model_version": MODEL_VERSION,
-            "feature_groups": list(features.GROUPS),
-            "zobrist_seed": features.ZOBRIST_SEED,
-            "hyperparameters": {**asdict(self.hyper), "groups": list(self.hyper.groups)},
-            "history": self.history_,
-            "digest": self.digest(),
-            **self.info_,
-        }
+        return {"feature_groups": list(features.GROUPS), "zobrist_seed": features.ZOBRIST_SEED,
+                "history": self.history_}
 
     @classmethod
-    def from_arrays(cls, arrays: dict[str, np.ndarray], metadata: dict[str, Any]) -> "FBTPrior":
-        n_stored = check_feature_file("fbt", MODEL_VERSION, "feature_groups", arrays, metadata,
-                                      ("w", "v", "bias", "level_counts"))
-        hyper = metadata.get("hyperparameters")
-        if not isinstance(hyper, dict):
-            raise unusable("fbt", "no hyperparameters")
-        # Files written before the harvest threshold moved to the training config still record it.
-        hyper = {key: value for key, value in hyper.items() if key != "pattern_min_count"}
-        try:
-            prior = cls(FBTHyperparameters(**hyper))
-        except (TypeError, ValueError) as err:
-            raise unusable("fbt", f"bad hyperparameters ({err})") from None
+    def from_arrays(cls, arrays: dict[str, np.ndarray], metadata: dict[str, Any],
+                    hyper: FBTHyperparameters) -> "FBTPrior":
+        n_stored = check_feature_file("fbt", "feature_groups", arrays, metadata, ("w", "v", "bias", "level_counts"))
+        prior = cls(hyper)
         if not set(prior.hyper.groups) <= set(features.GROUPS[:n_stored]):
             raise unusable("fbt", "its groups name feature groups the file does not hold")
         counts = features.level_counts(len(arrays["pattern_keys"]))
@@ -382,14 +369,9 @@ class FBTPrior(Prior):
         prior.patterns_ = patterns
         history = metadata.get("history", [])
         prior.history_ = list(history) if isinstance(history, list) else []
-        prior.info_ = header_info(metadata, _OWN_KEYS)
         return prior
 
 
 def _float32(a: np.ndarray) -> np.ndarray:
     """Values rounded to float32 precision, kept as float64 for the kernels."""
     return np.asarray(a, dtype=np.float32).astype(np.float64)
-
-
-_OWN_KEYS = {"feature_groups", "zobrist_seed", "hyperparameters",
-             "history", "digest"}

@@ -12,13 +12,11 @@ from typing import Any, Callable, Iterable
 import numpy as np
 
 from priors import features
-from priors.base import Prior, header_info, register, require
+from priors.base import Prior, register, require
 from priors.bradley_terry import distribution, fit_gammas, strengths_of
 from priors.groups import check_feature_file, expand_groups, file_patterns, group_offsets, pad_groups, unusable
 from priors.patterns import PatternSet, pattern_arrays
 from priors.training.competitions import Competitions, build_competitions
-
-MODEL_VERSION = 1
 
 
 @dataclass(frozen=True)
@@ -45,6 +43,9 @@ class MMPrior(Prior):
     """
 
     Hyper = MMHyperparameters
+    # Its own keys, and those of files written before the hyperparameters had one key.
+    HEADER_KEYS = frozenset({"groups", "zobrist_seed", "history",
+                             "trained_groups", "n_iterations", "tolerance", "pattern_min_count"})
 
     def __init__(self, hyper: MMHyperparameters | None = None):
         super().__init__(hyper)
@@ -105,24 +106,22 @@ class MMPrior(Prior):
         }
 
     def metadata(self) -> dict[str, Any]:
-        return {
-            "model_version": MODEL_VERSION,
-            "groups": list(features.GROUPS),
-            "trained_groups": list(self.hyper.groups),
-            "zobrist_seed": features.ZOBRIST_SEED,
-            "n_iterations": self.hyper.n_iterations,
-            "tolerance": self.hyper.tolerance,
-            "history": self.history_,
-            "digest": self.digest(),
-            **self.info_,
-        }
+        return {"groups": list(features.GROUPS), "zobrist_seed": features.ZOBRIST_SEED, "history": self.history_}
 
     @classmethod
-    def from_arrays(cls, arrays: dict[str, np.ndarray], metadata: dict[str, Any]) -> "MMPrior":
-        n_stored = check_feature_file("mm", MODEL_VERSION, "groups", arrays, metadata, ("gammas", "level_counts"))
-        trained = metadata.get("trained_groups")
-        if trained is not None and not set(trained) <= set(features.GROUPS[:n_stored]):
-            raise unusable("mm", "trained_groups names groups the file does not hold")
+    def old_hyperparameters(cls, metadata: dict[str, Any]) -> dict[str, Any]:
+        """Files written before the hyperparameters had one key hold them at the top of the header."""
+        default = MMHyperparameters()
+        return {"n_iterations": metadata.get("n_iterations", default.n_iterations),
+                "tolerance": metadata.get("tolerance", default.tolerance),
+                "groups": metadata.get("trained_groups") or metadata.get("groups") or default.groups}
+
+    @classmethod
+    def from_arrays(cls, arrays: dict[str, np.ndarray], metadata: dict[str, Any],
+                    hyper: MMHyperparameters) -> "MMPrior":
+        n_stored = check_feature_file("mm", "groups", arrays, metadata, ("gammas", "level_counts"))
+        if not set(hyper.groups) <= set(features.GROUPS[:n_stored]):
+            raise unusable("mm", "its groups (trained_groups in older files) name groups the file does not hold")
         counts = features.level_counts(len(arrays["pattern_keys"]))
         gammas = np.asarray(arrays["gammas"], dtype=np.float64)
         if (not np.array_equal(arrays["level_counts"], counts[:n_stored])
@@ -132,22 +131,10 @@ class MMPrior(Prior):
             raise unusable("mm", "gammas must be finite and positive")
         gammas = pad_groups(gammas, counts, n_stored, 1.0)     # gamma 1: a later group changes nothing
         patterns = file_patterns("mm", arrays)
-        default = MMHyperparameters()
-        try:
-            hyper = MMHyperparameters(int(metadata.get("n_iterations", default.n_iterations)),
-                                      float(metadata.get("tolerance", default.tolerance)),
-                                      tuple(trained or default.groups))
-        except (TypeError, ValueError) as err:
-            raise unusable("mm", f"bad hyperparameters ({err})") from None
         prior = cls(hyper)
         prior.gammas_ = gammas
         prior.level_counts_ = counts
         prior._offsets = group_offsets(counts)
         prior.patterns_ = patterns
         prior.history_ = list(metadata.get("history", []))
-        prior.info_ = header_info(metadata, _OWN_KEYS)
         return prior
-
-
-_OWN_KEYS = {"groups", "trained_groups", "zobrist_seed",
-             "n_iterations", "tolerance", "pattern_min_count", "history", "digest"}

@@ -17,20 +17,18 @@ covers, and pass, get `eps`; illegal points get 0.
 """
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from typing import Any, Callable, Iterable
 
 import numpy as np
 
-from priors.base import Prior, header_info, register, require
+from priors.base import Prior, register, require
 from priors.modelfile import ModelError
 from priors.pbn import _kernels
 from priors.pbn.em import Network, fit_network
 from priors.pbn.network import Pyramid
 from priors.pbn.regions import KINDS, Samples, position_arrays, region_samples, region_shape, relative, \
     stone_counts, views
-
-MODEL_VERSION = 1
 
 
 @dataclass(frozen=True)
@@ -225,6 +223,7 @@ class PBNPrior(Prior):
     Fitted: `regions_` (kind -> RegionModel) and `size_`, the board size the regions were cut for."""
 
     Hyper = PBNHyperparameters
+    HEADER_KEYS = frozenset({"board_size"})
 
     def __init__(self, hyper: PBNHyperparameters | None = None):
         super().__init__(hyper)
@@ -276,15 +275,12 @@ class PBNPrior(Prior):
         return out
 
     def metadata(self) -> dict[str, Any]:
-        return {"model_version": MODEL_VERSION, "board_size": self.size_, "hyper": asdict(self.hyper),
-                "digest": self.digest(), **self.info_}
+        return {"board_size": self.size_}
 
     @classmethod
-    def from_arrays(cls, arrays: dict[str, np.ndarray], metadata: dict[str, Any]) -> "PBNPrior":
-        if metadata.get("model_version") != MODEL_VERSION:
-            raise ModelError(f"pbn model version {metadata.get('model_version')}, this Tesuji reads {MODEL_VERSION}")
+    def from_arrays(cls, arrays: dict[str, np.ndarray], metadata: dict[str, Any],
+                    hyper: PBNHyperparameters) -> "PBNPrior":
         try:
-            hyper = PBNHyperparameters(**metadata["hyper"])
             size = int(metadata["board_size"])
         except (KeyError, TypeError, ValueError) as err:
             raise ModelError(f"pbn header: {err}") from None
@@ -303,5 +299,4 @@ class PBNPrior(Prior):
             if any(not np.all(params[k] > 0) or not np.all(np.isfinite(params[k])) for k in PARAMETERS):
                 raise ModelError(f"pbn {kind} probabilities must be finite and positive")
             prior.regions_[kind] = RegionModel(kind, pyramid, size, params, *counts)
-        prior.info_ = header_info(metadata, ("board_size", "hyper", "digest"))
         return prior

@@ -12,10 +12,9 @@ from typing import Any, Iterable, Sequence
 
 import numpy as np
 
-from priors.base import Prior, header_info, prior_class, register, registered, require
+from priors.base import Prior, prior_class, register, registered, require
 from priors.modelfile import ModelError
 
-MODEL_VERSION = 1
 FLOOR = 1e-12          # a component's zero on a legal move counts as this probability
 
 
@@ -42,6 +41,7 @@ class ProductPrior(Prior):
     """Fitted: `components_` (the component priors) and `weights_` (one per component)."""
 
     Hyper = ProductHyperparameters
+    HEADER_KEYS = frozenset({"components"})
 
     def __init__(self, hyper: ProductHyperparameters | None = None):
         super().__init__(hyper)
@@ -85,14 +85,12 @@ class ProductPrior(Prior):
         return out
 
     def metadata(self) -> dict[str, Any]:
-        return {"model_version": MODEL_VERSION,
-                "components": [{"kind": c.name, "digest": c.digest(), **c.metadata()} for c in self.components_],
-                **self.info_}
+        return {"components": [{"kind": c.name, **c.header()} for c in self.components_]}
 
     @classmethod
-    def from_arrays(cls, arrays: dict[str, np.ndarray], metadata: dict[str, Any]) -> "ProductPrior":
-        if metadata.get("model_version") != MODEL_VERSION:
-            raise ModelError(f"product model of another version ({metadata.get('model_version')})")
+    def from_arrays(cls, arrays: dict[str, np.ndarray], metadata: dict[str, Any],
+                    hyper: ProductHyperparameters) -> "ProductPrior":
+        """The components from their own headers and arrays (`hyper` names them again)."""
         headers, weights = metadata.get("components"), arrays.get("weights")
         if not isinstance(headers, list) or not headers or weights is None or weights.shape != (len(headers),):
             raise ModelError("a product model needs its components and one weight for each")
@@ -102,12 +100,11 @@ class ProductPrior(Prior):
             if kind not in registered() or kind == "product":
                 raise ModelError(f"product component {k} of kind {kind!r}, which no prior reads")
             own = {name[len(f"{k}."):]: a for name, a in arrays.items() if name.startswith(f"{k}.")}
-            components.append(registered()[kind].from_arrays(own, header))
+            components.append(registered()[kind].from_header(own, header))
         try:
             prior = cls.of(components, weights)
         except ValueError as err:
             raise ModelError(str(err)) from None
-        prior.info_ = header_info(metadata, ("components",))
         return prior
 
 

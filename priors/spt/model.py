@@ -15,17 +15,16 @@ cannot tell them apart, so with symmetric leaves a rotated board gives the rotat
 from __future__ import annotations
 
 import numbers
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from typing import Any, Callable, Iterable
 
 import numpy as np
 
-from priors.base import Prior, header_info, register, require
+from priors.base import Prior, register, require
 from priors.modelfile import ModelError
 from priors.spt import _kernels
 from priors.spt.growth import Pool, Tree, grow_tree
 
-MODEL_VERSION = 1
 LEAVES = ("symmetric", "oriented")
 FOREST_KEYS = ("type", "half", "threshold", "yes", "no", "leaf", "tables", "roots")
 DTYPES = {"type": np.int8, "half": np.int8, "threshold": np.int16, "yes": np.int32, "no": np.int32,
@@ -144,6 +143,7 @@ class SPTPrior(Prior):
     `_kernels`), `trees_` (the grown trees with their leaves' null and support), `info_`."""
 
     Hyper = SPTHyperparameters
+    HEADER_KEYS = frozenset({"types"})
 
     def __init__(self, hyper: SPTHyperparameters | None = None):
         super().__init__(hyper)
@@ -210,22 +210,15 @@ class SPTPrior(Prior):
         return dict(self.forest_)
 
     def metadata(self) -> dict[str, Any]:
-        return {"model_version": MODEL_VERSION, "types": list(self.hyper.types),
-                "hyperparameters": {**asdict(self.hyper), "windows": list(self.hyper.windows)},
-                "digest": self.digest(), **self.info_}
+        return {"types": list(self.hyper.types)}
 
     @classmethod
-    def from_arrays(cls, arrays: dict[str, np.ndarray], metadata: dict[str, Any]) -> "SPTPrior":
-        if metadata.get("model_version") != MODEL_VERSION:
-            raise ModelError(f"spt model of another version ({metadata.get('model_version')})")
-        try:
-            prior = cls(SPTHyperparameters(**metadata.get("hyperparameters", {})))
-        except (TypeError, ValueError) as err:
-            raise ModelError(f"spt model with bad hyperparameters ({err})") from None
+    def from_arrays(cls, arrays: dict[str, np.ndarray], metadata: dict[str, Any],
+                    hyper: SPTHyperparameters) -> "SPTPrior":
+        prior = cls(hyper)
         if metadata.get("types") != list(prior.hyper.types):
             raise ModelError(f"spt model of another type set ({metadata.get('types')})")
         prior.forest_ = check_forest(arrays, prior.hyper.w_p)
-        prior.info_ = header_info(metadata, ("types", "hyperparameters", "digest"))
         return prior
 
 

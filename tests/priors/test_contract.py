@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 
 from engine.board import BLACK, PASS, WHITE, Board
-from priors.base import load_file, registered
-from priors.modelfile import ModelError, save_model
+from priors.base import hyperparameter_record, load_file, registered
+from priors.modelfile import ModelError, read_model, save_model
 from priors.patterns import harvest
 from priors.training.dataset import Position, transform
 
@@ -109,6 +109,24 @@ def test_save_and_load_give_the_same_predictions(name, fitted, tmp_path):
         for color in (BLACK, WHITE):
             board = position(KO_AND_SUICIDE)
             np.testing.assert_array_equal(again.evaluate(board, color), prior.evaluate(board, color))
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_the_header_is_written_once_for_every_kind(name, fitted, tmp_path):
+    """Version, hyperparameters under one key, digest and the split that chose the settings, whatever
+    the model; a file that names its hyperparameters `hyper` (dtree and pbn files before) reads alike."""
+    prior = fitted(name)
+    path = tmp_path / "model.npz"
+    prior.save(path)
+    arrays, header = read_model(path)
+    assert header["kind"] == name and header["model_version"] == type(prior).MODEL_VERSION
+    assert header["hyperparameters"] == hyperparameter_record(prior.hyper) and header["digest"] == prior.digest()
+    assert (header["settings_chosen_on"], header["settings_note"]) == ("unknown", "")
+    again = type(prior).load(path)
+    assert again.header() == prior.header() == {k: v for k, v in header.items() if k not in ("kind", "format_version")}
+    header["hyper"] = header.pop("hyperparameters")
+    save_model(path, name, arrays, {k: v for k, v in header.items() if k not in ("kind", "format_version")})
+    assert type(prior).load(path).hyper == prior.hyper
 
 
 @pytest.mark.parametrize("name", NAMES)

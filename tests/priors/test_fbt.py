@@ -406,7 +406,7 @@ def test_the_file_keeps_hyperparameters_patterns_and_history(fitted, tmp_path):
 
 
 def broken(fitted, path, arrays=None, **metadata):
-    save_model(path, "fbt", {**fitted.arrays(), **(arrays or {})}, {**fitted.metadata(), **metadata})
+    save_model(path, "fbt", {**fitted.arrays(), **(arrays or {})}, {**fitted.header(), **metadata})
     return path
 
 
@@ -419,7 +419,7 @@ def test_inconsistent_files_are_rejected(fitted, tmp_path):
         ({"w": np.where(np.arange(len(fitted.w_)) == 5, np.inf, fitted.w_)}, {}, "finite"),
         ({"w": fitted.w_ + 1.0}, {}, "level 0"),
         ({}, {"zobrist_seed": 1}, "another feature set"),
-        ({}, {"hyperparameters": {**fitted.metadata()["hyperparameters"], "k": -3}}, "hyperparameters"),
+        ({}, {"hyperparameters": {**fitted.header()["hyperparameters"], "k": -3}}, "hyperparameters"),
         ({}, {"model_version": 99}, "version"),
     ]
     for arrays, metadata, message in cases:
@@ -475,7 +475,7 @@ def save_legacy(prior, path, **metadata):
     n = int(prior.level_counts_[:LEGACY].sum())
     arrays = {**prior.arrays(), "w": prior.arrays()["w"][:n], "v": prior.arrays()["v"][:n],
               "level_counts": prior.level_counts_[:LEGACY]}
-    save_model(path, "fbt", arrays, {**prior.metadata(), "feature_groups": list(features.LEGACY_GROUPS),
+    save_model(path, "fbt", arrays, {**prior.header(), "feature_groups": list(features.LEGACY_GROUPS),
                                      **metadata})
     return path
 
@@ -500,6 +500,6 @@ def test_a_file_of_another_feature_set_is_still_rejected(legacy_fitted, tmp_path
     shuffled = list(reversed(features.LEGACY_GROUPS))
     with pytest.raises(ModelError, match="another feature set"):
         FBTPrior.load(save_legacy(legacy_fitted, path, feature_groups=shuffled))
-    hyper = {**legacy_fitted.metadata()["hyperparameters"], "groups": list(features.GROUPS)}
+    hyper = {**legacy_fitted.header()["hyperparameters"], "groups": list(features.GROUPS)}
     with pytest.raises(ModelError, match="groups"):
         FBTPrior.load(save_legacy(legacy_fitted, path, hyperparameters=hyper))

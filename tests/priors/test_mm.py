@@ -73,15 +73,15 @@ def test_inconsistent_files_are_rejected(fitted, tmp_path):
     path = tmp_path / "mm.npz"
     arrays = fitted.arrays()
     arrays["gammas"] = arrays["gammas"][:-1]
-    save_model(path, "mm", arrays, fitted.metadata())
+    save_model(path, "mm", arrays, fitted.header())
     with pytest.raises(ModelError, match="shapes"):
         MMPrior.load(path)
-    save_model(path, "mm", fitted.arrays(), {**fitted.metadata(), "zobrist_seed": 1})
+    save_model(path, "mm", fitted.arrays(), {**fitted.header(), "zobrist_seed": 1})
     with pytest.raises(ModelError, match="another feature set"):
         MMPrior.load(path)
     arrays = fitted.arrays()
     arrays["gammas"] = -arrays["gammas"]
-    save_model(path, "mm", arrays, fitted.metadata())
+    save_model(path, "mm", arrays, fitted.header())
     with pytest.raises(ModelError, match="positive"):
         MMPrior.load(path)
 
@@ -99,11 +99,26 @@ def test_competitions_from_positions_skip_nothing_legal():
 LEGACY = len(features.LEGACY_GROUPS)
 
 
+def old_header(fitted: MMPrior) -> dict:
+    """`fitted`'s header as files written before the hyperparameters had one key spell it (the shipped
+    mm.npz among them)."""
+    header = {k: v for k, v in fitted.header().items() if k != "hyperparameters"}
+    return {**header, "n_iterations": fitted.hyper.n_iterations, "tolerance": fitted.hyper.tolerance,
+            "trained_groups": list(fitted.hyper.groups)}
+
+
+def test_a_file_with_the_hyperparameters_at_the_top_of_its_header_loads_alike(fitted, tmp_path):
+    save_model(tmp_path / "old.npz", "mm", fitted.arrays(), old_header(fitted))
+    again = MMPrior.load(tmp_path / "old.npz")
+    assert again.hyper == fitted.hyper and again.header() == fitted.header()
+    np.testing.assert_array_equal(again.evaluate(opening_board(), BLACK), fitted.evaluate(opening_board(), BLACK))
+
+
 def save_legacy(fitted: MMPrior, path):
     """`fitted` written as a model file of the 12-group feature set."""
     n = int(fitted.level_counts_[:LEGACY].sum())
     arrays = {**fitted.arrays(), "gammas": fitted.gammas_[:n], "level_counts": fitted.level_counts_[:LEGACY]}
-    save_model(path, "mm", arrays, {**fitted.metadata(), "groups": list(features.LEGACY_GROUPS)})
+    save_model(path, "mm", arrays, {**fitted.header(), "groups": list(features.LEGACY_GROUPS)})
     return path
 
 
@@ -129,13 +144,13 @@ def test_a_legacy_model_file_loads_with_the_new_groups_inactive(tmp_path):
     fitted = MMPrior(MMHyperparameters(n_iterations=5, groups=features.LEGACY_GROUPS)).fit(hand_positions() * 3)
     n = int(fitted.level_counts_[:LEGACY].sum())
     arrays = {**fitted.arrays(), "gammas": fitted.gammas_[:n], "level_counts": fitted.level_counts_[:LEGACY]}
-    save_model(tmp_path / "old.npz", "mm", arrays, {**fitted.metadata(), "groups": list(features.LEGACY_GROUPS)})
+    save_model(tmp_path / "old.npz", "mm", arrays, {**fitted.header(), "groups": list(features.LEGACY_GROUPS)})
     again = MMPrior.load(tmp_path / "old.npz")
     assert again.hyper.groups == features.LEGACY_GROUPS
     np.testing.assert_array_equal(again.gammas_, fitted.gammas_)
     for color in (BLACK, WHITE):
         np.testing.assert_array_equal(again.evaluate(opening_board(), color), fitted.evaluate(opening_board(), color))
-    meta = {**fitted.metadata(), "groups": list(features.LEGACY_GROUPS), "trained_groups": list(features.GROUPS)}
+    meta = {**old_header(fitted), "groups": list(features.LEGACY_GROUPS), "trained_groups": list(features.GROUPS)}
     save_model(tmp_path / "bad.npz", "mm", arrays, meta)
     with pytest.raises(ModelError, match="trained_groups"):
         MMPrior.load(tmp_path / "bad.npz")
