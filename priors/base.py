@@ -44,7 +44,7 @@ def require(ok: bool, key: str, what: str, value: Any) -> None:
 
 HYPERPARAMETERS = "hyperparameters"     # the header key of a model's hyperparameters (`Prior.Hyper`)
 OLD_HYPERPARAMETERS = "hyper"           # the same, in dtree and pbn files written before the key was one
-# The header keys the base writes and reads for every model; the rest is the model's own and its training record.
+# The header keys the base writes and reads for every kind; the rest: the model's own, its training record.
 BASE_KEYS = frozenset({"kind", "format_version", "model_version", HYPERPARAMETERS, OLD_HYPERPARAMETERS, "digest"})
 
 

@@ -1,5 +1,6 @@
 """The `dtree` prior: decision forests over the stone and intersection graphs around a move, whose
-leaves are feature levels weighted by MM with the shared features (van Niekerk 2014).
+leaves are feature levels weighted by MM with the shared features (van Niekerk 2014; the MM fitting is
+`priors.bradley_terry`, shared with `mm`).
 
 - `_kernels`  the graphs, the queries, descents and online growth of the trees (Cython)
 - `model`     `DTreePrior` (registered as "dtree") and `DTreeHyperparameters`, the `dtree` section

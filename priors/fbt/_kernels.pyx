@@ -1,4 +1,4 @@
-# priors/_fbt.pyx: the hot loops of the factorization Bradley-Terry model, behind priors/fbt.py.
+# priors/fbt/_kernels.pyx: the hot loops of the factorization Bradley-Terry model, behind priors/fbt/model.py.
 #
 # Data layout (see priors/training/competitions.py): team t has one level per feature group in levels[t, g];
 # level 0 means "inactive" and has no parameters. An active level is the feature with flat id
@@ -443,8 +443,8 @@ def competition_scores(const level_t[:, ::1] levels, const int32_t[::1] mult, co
                        const int64_t[::1] groups, const double[::1] w, const double[::1] v, int k,
                        double[::1] loglik, int32_t[::1] rank):
     """Per competition: ln P(expert) under the softmax with multiplicities, and the pessimistic rank
-    sum_{t: E_t >= E_winner} mult_t (the expert and its team-mates included, as `_mm` counts).
-    Returns 0 or an error code."""
+    sum_{t: E_t >= E_winner} mult_t (the expert and its team-mates included, as `priors._bradley_terry`
+    counts). Returns 0 or an error code."""
     cdef Model m = make_model(offsets, counts, groups, levels.shape[1], w, v, k, 0.0)
     cdef Scratch s
     cdef int64_t j, t, a, n

@@ -94,7 +94,7 @@ def team_energies(comps: Competitions, w: np.ndarray, v: np.ndarray, offsets: np
 def score(comps: Competitions, w: np.ndarray, v: np.ndarray, offsets: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Per competition: natural log-likelihood of the expert move under the softmax of E, and its
     pessimistic rank (1 + the candidate moves, multiplicity counted, with E >= the expert's; the
-    expert's identical team-mates count against it), as `priors.mm.score` ranks."""
+    expert's identical team-mates count against it), as `priors.bradley_terry.score` ranks."""
     w, vf, k, offsets, counts = _parameters(w, v, offsets, comps.n_groups)
     groups = np.arange(comps.n_groups, dtype=np.int64)
     return _score(comps, w, vf, k, offsets, counts, groups)
