@@ -235,7 +235,7 @@ def _scalar(value: Any) -> str:
 
 def main(argv: Optional[list[str]] = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m engine.config",
-                                     description="Write or check configs/default.yaml, generated from the knobs.")
+                                     description="Print, or write, configs/default.yaml generated from the knobs.")
     parser.add_argument("--write-default", metavar="FILE", nargs="?", const=str(preset_folder() / "default.yaml"),
                         help="write the generated file (default: configs/default.yaml)")
     args = parser.parse_args(argv)
