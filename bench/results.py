@@ -38,6 +38,7 @@ import numpy as np
 import yaml
 
 from bench.records import ROOT
+from engine.config import ConfigError, current_keys
 
 TABLE = Path("bench/results.yaml")
 PAGES = (Path("bench/RESULTS.md"), Path("README.md"))
@@ -308,13 +309,18 @@ class Git:
         return self._cached(("data", commit, path), compute)
 
 
+def _settings(data: Any) -> Any:
+    """A preset's mapping with its keys as they are named now (engine.config.current_keys)."""
+    return current_keys(data)[0] if isinstance(data, dict) else data
+
+
 def _same_content(old: bytes, path: Path) -> bool:
     """Whether two model files hold the same arrays, whatever their metadata headers say, or two presets
-    the same settings, whatever their comments say."""
+    the same settings, whatever their comments say and under whichever of a moved key's names."""
     if path.suffix != ".npz":
         try:
-            return yaml.safe_load(old) == yaml.safe_load(path.read_bytes())
-        except yaml.YAMLError:
+            return _settings(yaml.safe_load(old)) == _settings(yaml.safe_load(path.read_bytes()))
+        except (yaml.YAMLError, ConfigError):
             return False
     with np.load(io.BytesIO(old), allow_pickle=False) as a, np.load(path, allow_pickle=False) as b:
         keys = set(a.files) - {"metadata"}

@@ -30,8 +30,8 @@ from engine.knobs import check
 from engine.params import (NO_PRIOR, EngineParams, GtpParams, PlayoutParams, PriorParams, ReadingParams,
                            SearchParams, TimeParams)
 
-__all__ = ["ConfigError", "SECTIONS", "MOVED", "load_config", "apply_override", "presets", "preset_folder",
-           "knobs", "default_yaml"]
+__all__ = ["ConfigError", "SECTIONS", "MOVED", "load_config", "apply_override", "current_keys", "presets",
+           "preset_folder", "knobs", "default_yaml"]
 
 SECTIONS = {"search": SearchParams, "playout": PlayoutParams, "time": TimeParams, "prior": PriorParams,
             "gtp": GtpParams, "reading": ReadingParams}
@@ -114,7 +114,9 @@ def _description(text: str) -> str:
 
 
 def _build(raw: dict, source: str) -> EngineParams:
-    raw = _move_keys(raw, source)
+    raw, notes = current_keys(raw)
+    for note in notes:
+        _deprecated(note, source)
     top: dict[str, Any] = {}
     sections: dict[str, Any] = {}
     for key, value in raw.items():
@@ -129,26 +131,31 @@ def _build(raw: dict, source: str) -> EngineParams:
     return _replace(EngineParams(**sections), top, "", source)
 
 
-def _move_keys(raw: dict, source: str) -> dict:
-    """The file's mapping with each moved key (`prior: {pw: true}`) under its new name (`search: {pw:
-    true}`), a deprecation message each; ConfigError naming the new key when a file gives both."""
+def current_keys(raw: dict) -> tuple[dict, list[str]]:
+    """A config file's mapping with each moved key (`prior: {pw: true}`) under its new name (`search: {pw:
+    true}`) and each renamed value (`reading: {prior: uniform}`) in its new spelling, and a note on each;
+    ConfigError naming the new key when the file gives both (bench.results compares presets this way)."""
+    raw = {k: dict(v) if isinstance(v, dict) else v for k, v in raw.items()}
+    notes = []
     moved = [(section, key) for section, keys in raw.items() if isinstance(keys, dict)
              for key in keys if f"{section}.{key}" in MOVED]
-    if not moved:
-        return raw
-    raw = {k: dict(v) if isinstance(v, dict) else v for k, v in raw.items()}
     for section, key in moved:
         new_section, new_key = MOVED[f"{section}.{key}"].split(".")
-        target = raw.setdefault(new_section, {}) or {}
+        target = raw.get(new_section) or {}
         if not isinstance(target, dict):
             raise ConfigError(f"{new_section}: expected a mapping of keys")
         if new_key in target:
             raise ConfigError(f"{section}.{key}: moved to {new_section}.{new_key}, which the file gives too; "
                               f"keep {new_section}.{new_key} only")
-        _deprecated(f"{section}.{key} is now {new_section}.{new_key}", source)
+        notes.append(f"{section}.{key} is now {new_section}.{new_key}")
         target[new_key] = raw[section].pop(key)
         raw[new_section] = target
-    return raw
+    for (name, old), new_value in RENAMED_VALUES.items():
+        section, key = name.split(".")
+        if isinstance(raw.get(section), dict) and raw[section].get(key) == old:
+            notes.append(f"{name}: {old} is now {new_value}")
+            raw[section][key] = new_value
+    return raw, notes
 
 
 def _deprecated(message: str, source: str) -> None:
