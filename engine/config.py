@@ -71,15 +71,18 @@ def apply_override(params: EngineParams, text: str) -> EngineParams:
     if key in MOVED:
         _deprecated(f"{key} is now {MOVED[key]}", "--set")
         key = MOVED[key]
+    if isinstance(value, str) and (key, value) in RENAMED_VALUES:
+        _deprecated(f"{key}: {value} is now {RENAMED_VALUES[key, value]}", "--set")
+        value = RENAMED_VALUES[key, value]
     section, dot, field = key.partition(".")
     if dot:
         if section not in SECTIONS:
             raise ConfigError(f"{section}: unknown key")
         sub = getattr(params, section)
-        return dataclasses.replace(params, **{section: _replace(sub, {field: value}, section + ".", "--set")})
+        return dataclasses.replace(params, **{section: _replace(sub, {field: value}, section + ".")})
     if key in SECTIONS:
         raise ConfigError(f"{key}: is a section; set one of its keys ({key}.KEY=VALUE)")
-    return _replace(params, {key: value}, "", "--set")
+    return _replace(params, {key: value}, "")
 
 
 def presets() -> dict[str, str]:
@@ -125,10 +128,10 @@ def _build(raw: dict, source: str) -> EngineParams:
                 value = {}
             if not isinstance(value, dict):
                 raise ConfigError(f"{key}: expected a mapping of keys")
-            sections[key] = _replace(SECTIONS[key](), value, f"{key}.", source)
+            sections[key] = _replace(SECTIONS[key](), value, f"{key}.")
         else:
             top[key] = value
-    return _replace(EngineParams(**sections), top, "", source)
+    return _replace(EngineParams(**sections), top, "")
 
 
 def current_keys(raw: dict) -> tuple[dict, list[str]]:
@@ -164,9 +167,9 @@ def _deprecated(message: str, source: str) -> None:
     print(f"tesuji: deprecated{where}: {message}; the old name will stop working", file=sys.stderr)
 
 
-def _replace(obj, values: dict, prefix: str, source: str):
+def _replace(obj, values: dict, prefix: str):
     """dataclasses.replace with every value checked by the knobs (engine.knobs.check), ints given for
-    floats made floats, and renamed values read with a deprecation message."""
+    floats made floats."""
     hints = typing.get_type_hints(type(obj))
     fields = {f.name for f in dataclasses.fields(obj)}
     if not prefix:   # sections are filled by _build, never as top-level scalars
@@ -178,9 +181,6 @@ def _replace(obj, values: dict, prefix: str, source: str):
             raise ConfigError(f"{name}: unknown key")
         if hints[key] is float and isinstance(value, int) and not isinstance(value, bool):
             value = float(value)
-        if isinstance(value, str) and (name, value) in RENAMED_VALUES:
-            _deprecated(f"{name}: {value} is now {RENAMED_VALUES[name, value]}", source)
-            value = RENAMED_VALUES[name, value]
         changes[key] = value
     try:
         result = dataclasses.replace(obj, **changes)
@@ -198,6 +198,7 @@ DEFAULT_HEADER = """\
 #   tesuji gtp --config configs/default.yaml --set search.n_threads=1
 # A file may give any subset of these keys; the rest keep these defaults. Unknown keys are errors.
 """
+SOURCE_DEFAULT = Path(__file__).resolve().parent.parent / "configs" / "default.yaml"
 COMMENT_COLUMN = 30
 LINE_WIDTH = 112
 
@@ -243,8 +244,8 @@ def _scalar(value: Any) -> str:
 def main(argv: Optional[list[str]] = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m engine.config",
                                      description="Print, or write, configs/default.yaml generated from the knobs.")
-    parser.add_argument("--write-default", metavar="FILE", nargs="?", const=str(preset_folder() / "default.yaml"),
-                        help="write the generated file (default: configs/default.yaml)")
+    parser.add_argument("--write-default", metavar="FILE", nargs="?", const=str(SOURCE_DEFAULT),
+                        help="write the generated file (default: the checkout's configs/default.yaml)")
     args = parser.parse_args(argv)
     if args.write_default is None:
         sys.stdout.write(default_yaml())

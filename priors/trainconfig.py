@@ -5,7 +5,8 @@ A config has a `data` section (archives, splits, the games and positions used), 
 the run's own keys (`model`, `output`, `cache_dir`, `n_workers`, `chunk_games`, `settings_chosen_on`,
 `settings_note`: the split that chose the settings, written to the model's header) and, for every
 registered prior, a section of its name holding that prior's `Hyper`; `model` picks the one trained. An
-unknown key or a value of the wrong type is an error naming the key.
+unknown key or a value of the wrong type is a ConfigError (engine.configfile, which reads the file) naming
+the key.
 """
 from __future__ import annotations
 
