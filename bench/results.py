@@ -319,7 +319,8 @@ def _same_content(old: bytes, path: Path) -> bool:
     the same settings, whatever their comments say and under whichever of a moved key's names."""
     if path.suffix != ".npz":
         try:
-            return _settings(old.decode("utf-8"), f"{path} then") == _settings(path.read_text(encoding="utf-8"), str(path))
+            then, now = old.decode("utf-8"), path.read_text(encoding="utf-8")
+            return _settings(then, f"{path} then") == _settings(now, str(path))
         except (UnicodeDecodeError, ConfigError):
             return False
     with np.load(io.BytesIO(old), allow_pickle=False) as a, np.load(path, allow_pickle=False) as b:

@@ -3,10 +3,11 @@
 The file's sections fill the dataclasses of `engine.params` (`search:` -> SearchParams, ...) and its
 top-level keys the plain fields of EngineParams. Every problem is a `ConfigError` whose message
 starts with the key at fault (`search.n_thread: unknown key`). Types and bounds are the knobs' own
-(engine.knobs), checked here on every value read, with the section's name put before the field's. Overrides are YAML scalars (`search.reuse_tree=false`, `search.temperature=0.5`) checked exactly
-as file values are, so the runtime option commands (`tesuji-param`, `bps_config`) use `apply_override`
-as well. A key that moved (`prior.pw`, now `search.pw`) or a value renamed (`reading.prior: uniform`, now
-`none`) is still read, with a deprecation message on stderr.
+(engine.knobs), checked here on every value read, with the section's name put before the field's.
+Overrides are YAML scalars (`search.reuse_tree=false`, `search.temperature=0.5`) checked exactly as file
+values are, so the runtime option commands (`tesuji-param`, `bps_config`) use `apply_override` as well.
+A key that moved (`prior.pw`, now `search.pw`) or a value renamed (`reading.prior: uniform`, now `none`)
+is still read, with a deprecation message on stderr.
 
 Presets are the engine configurations shipped in the project's `configs/` folder, which an install
 maps into the package data folder `engine/presets/` (setup.py). That folder holds presets only (experiment

@@ -32,14 +32,16 @@ class Bound:
         if self.choices:
             return None if value in self.choices else f"must be {self.says or 'one of ' + ', '.join(self.choices)}"
         if self.low is not None and (value <= self.low if self.low_open else value < self.low):
-            return f"must be {self.says or self.low_says or ('>' if self.low_open else '>=') + ' ' + _number(self.low)}"
+            rule = self.low_says or f"{'>' if self.low_open else '>='} {_number(self.low)}"
+            return f"must be {self.says or rule}"
         if self.high is not None and (value >= self.high if self.high_open else value > self.high):
-            return f"must be {self.says or self.high_says or ('<' if self.high_open else '<=') + ' ' + _number(self.high)}"
+            rule = self.high_says or f"{'<' if self.high_open else '<='} {_number(self.high)}"
+            return f"must be {self.says or rule}"
         return None
 
     def describe(self) -> str:
-        g = _number
         """The range in short (`0..100`, `> 0`, `inv_sqrt | inv`) for the docs; '' when unbounded."""
+        g = _number
         if self.choices:
             return " | ".join(self.choices)
         if self.low is not None and self.high is not None:
