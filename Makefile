@@ -6,7 +6,7 @@ DATA ?= ../shared/data
 MATCH_CONFIG ?= bench/configs/match/quick.yaml
 LEAGUE_CONFIG ?= bench/configs/league/9x9.yaml
 
-.PHONY: install deps gnugo build test match bench-league bench-speed bench-prior-cost bench-predict bench-fbt bench-fbt-runs bench-tactics bench-regress check-rules train train-fbt clean \
+.PHONY: install deps gnugo build test default-config match bench-league bench-speed bench-prior-cost bench-predict bench-fbt bench-fbt-runs bench-tactics bench-regress check-rules train train-fbt clean \
   train-dtree train-spt train-pbn train-fbt-kgs train-fbt-s02 train-mm-kgs train-dtree-sets train-spt-thesis train-cited
 
 install: deps gnugo build
@@ -30,6 +30,10 @@ build: deps
 test: install
 	$(PYTHON) -m pytest -q tests
 	$(PYTHON) -m bench.results --check
+
+# configs/default.yaml, generated from the table of knobs in engine/params.py (a test checks it is current).
+default-config:
+	$(PYTHON) -m engine.config --write-default
 
 match: install
 	$(PYTHON) -m bench.match $(MATCH_CONFIG)

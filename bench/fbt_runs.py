@@ -29,23 +29,18 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-import yaml
 
 from bench import records
 from bench.predict import N_PHASES, PHASE_MOVES, TOP_K
 from bench.stats import Z95
+from engine.configfile import ConfigError, read_yaml
 from priors.fbt import train as fbt_train
 from priors.fbt.model import FBTPrior, score
 from priors.groups import group_offsets
-from priors.training.competitions import Competitions
-from priors.training.competitions import load_competitions, save_competitions
+from priors.training.competitions import Competitions, load_competitions, save_competitions
 from priors.training.datacache import cache_folder, training_data
 from priors.training.extraction import TrainingData, compete, compete_chunk, split_dataset
 from priors.training.trainconfig import TrainConfig, load_config
-
-
-class BenchConfigError(ValueError):
-    """The bench config is wrong; the message names the key."""
 
 
 @dataclass(frozen=True)
@@ -68,19 +63,14 @@ class BenchConfig:
 
 
 def load_bench_config(path: str | Path) -> BenchConfig:
-    try:
-        raw = yaml.safe_load(Path(path).read_text())
-    except (OSError, yaml.YAMLError) as e:
-        raise BenchConfigError(f"{path}: {e}") from None
-    if not isinstance(raw, dict):
-        raise BenchConfigError(f"{path}: expected a mapping of keys")
+    raw = read_yaml(path)
     unknown = set(raw) - {"train", "seeds", "split", "sample", "archives", "set", "out", "cells", "compare"}
     if unknown:
-        raise BenchConfigError(f"{path}: unknown key {sorted(unknown)[0]!r}")
+        raise ConfigError(f"{path}: unknown key {sorted(unknown)[0]!r}")
 
     def need(ok: bool, key: str, what: str) -> None:
         if not ok:
-            raise BenchConfigError(f"{path}: {key} must be {what}")
+            raise ConfigError(f"{path}: {key} must be {what}")
 
     need(isinstance(raw.get("train"), str), "train", "the path of a training config")
     seeds = raw.get("seeds", [1, 2, 3, 4, 5])
@@ -118,9 +108,9 @@ def cell_config(bench: BenchConfig, cell: Cell, data_dir: str | None) -> TrainCo
     overrides = [*bench.common, *cell.overrides] + ([f"data.data_dir={data_dir}"] if data_dir else [])
     config = load_config(bench.train, overrides)
     if config.model != "fbt":
-        raise BenchConfigError(f"cells[{cell.name}]: model must be fbt, the config gives {config.model!r}")
+        raise ConfigError(f"cells[{cell.name}]: model must be fbt, the config gives {config.model!r}")
     if not config.cache_dir:
-        raise BenchConfigError(f"{bench.train}: cache_dir must be set (every seed reuses the competitions)")
+        raise ConfigError(f"{bench.train}: cache_dir must be set (every seed reuses the competitions)")
     return config
 
 
@@ -282,13 +272,13 @@ def main(argv: list[str] | None = None) -> int:
             bench = replace(bench, seeds=tuple(args.seeds))
         unknown = set(args.only or []) - {c.name for c in bench.cells}
         if unknown:
-            raise BenchConfigError(f"--only: no cell named {sorted(unknown)[0]!r} in {args.config}")
+            raise ConfigError(f"--only: no cell named {sorted(unknown)[0]!r} in {args.config}")
         out = Path(args.out or bench.out)
         runs_file = out / records.ITEMS
         runs = read_runs(runs_file)
         other = {r["split"] for r in runs.values()} - {bench.split}
         if other:                                         # one summary must not mix test and validation scores
-            raise BenchConfigError(f"split: {runs_file} holds runs scored on the {other.pop()} split; "
+            raise ConfigError(f"split: {runs_file} holds runs scored on the {other.pop()} split; "
                                    f"give this bench another out folder")
         records.start_run(out, "fbt-runs", {"config": args.config, "bench": asdict(bench), "data": args.data,
                                             "only": args.only, "report": args.report},

@@ -56,10 +56,11 @@ import numpy as np
 from bench import report
 from bench.match import (RunError, has_pending, parse_run_arguments, planned_games, read_games, run_arguments,
                          run_match)
-from bench.matchconfig import NAME_RE, ConfigError, MatchConfig, _int, load_yaml_config, parse_config
+from bench.matchconfig import NAME_RE, MatchConfig, _int, load_yaml_config, parse_config
 from bench.ratings import Ratings, fit
 from bench.records import figure, results_folder, save_plot, start_run, write_summary
 from bench.stats import wilson_interval
+from engine.configfile import ConfigError
 
 SHARED_KEYS = ("board_size", "komi", "games", "seed", "jobs", "max_moves", "fault_result", "replay_void",
                "disputes", "referee")

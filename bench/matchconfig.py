@@ -1,4 +1,4 @@
-"""The match configuration: a YAML file read with `yaml.safe_load`, validated into frozen dataclasses.
+"""The match configuration: a YAML file read by engine.configfile (safe_load), validated into frozen dataclasses.
 
 Every problem is a `ConfigError` naming the key (`player.timeout: expected a positive number`).
 An example, with the defaults of the optional keys:
@@ -50,17 +50,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable
 
-import yaml
-
 from bench.gameclock import SYSTEMS, TimeSettings
 from bench.records import results_folder
+from engine.configfile import ConfigError, read_yaml
 
 NAME_RE = re.compile(r"^[A-Za-z0-9_.+-]+$")
 PLAYOUTS_RE = re.compile(r"search\.playouts[= ](\d+)")
-
-
-class ConfigError(ValueError):
-    """A match configuration that cannot be used; the message names the key."""
 
 
 @dataclass(frozen=True)
@@ -149,16 +144,10 @@ def load_config(path: str | os.PathLike) -> MatchConfig:
 
 
 def load_yaml_config(path: str | os.PathLike, parse: Any) -> Any:
-    """`parse(data, default_name=, source=)` of a YAML file (safe_load), every error a ConfigError
-    that names the file (a match's or a league's configuration)."""
+    """`parse(data, default_name=, source=)` of a YAML file (engine.configfile.read_yaml), every error a
+    ConfigError that names the file (a match's or a league's configuration)."""
     path = str(path)
-    try:
-        with open(path, encoding="utf-8") as f:
-            data = yaml.safe_load(f)
-    except OSError as e:
-        raise ConfigError(f"{path}: cannot read: {e.strerror}") from None
-    except yaml.YAMLError as e:
-        raise ConfigError(f"{path}: not valid YAML: {e}") from None
+    data = read_yaml(path)
     try:
         return parse(data, default_name=Path(path).stem, source=path)
     except ConfigError as e:

@@ -198,7 +198,7 @@ class Judge:
     """The default engine's search at fixed playouts: the win rate of the side to move after an opening."""
 
     def __init__(self, params: EngineParams, prior, playouts: int):
-        self.search = Search(params.search, params.playout, prior, prior_params=params.prior)
+        self.search = Search(params.search, params.playout, prior)
         self.playouts = playouts
 
     def winrate(self, moves: list[str], size: int) -> float:

@@ -35,6 +35,7 @@ MOVES = (20, 60, 100, 140)
 class Engine:
     """One config's search, and its timings over the positions."""
     config: str
+    prior: str          # prior.name
     search: Search
     cpu: list[float] = field(default_factory=list)
     wall: list[float] = field(default_factory=list)
@@ -49,8 +50,7 @@ class Engine:
 
 def engine(config: str, playouts: int) -> Engine:
     params = load_config(config, ["search.n_threads=1", f"search.playouts={playouts}", "search.reuse_tree=false"])
-    return Engine(config, Search(params.search, params.playout, build_move_prior(params.prior),
-                                 prior_params=params.prior))
+    return Engine(config, params.prior.name, Search(params.search, params.playout, build_move_prior(params.prior)))
 
 
 def positions(data: str, games: int) -> list[Board]:
@@ -105,7 +105,7 @@ def main(argv: list[str] | None = None) -> int:
         for e in engines:
             e.move(board, args.playouts)
     base = sum(engines[0].cpu)
-    rows = [{"config": e.config, "prior": e.search.prior_params.name if e.search.prior is not None else "none",
+    rows = [{"config": e.config, "prior": e.prior if e.search.prior is not None else "none",
              "cpu_ms_per_move": 1e3 * sum(e.cpu) / len(e.cpu), "wall_ms_per_move": 1e3 * sum(e.wall) / len(e.wall),
              "cpu_ratio": sum(e.cpu) / base} for e in engines]
     text = table(rows, len(boards), args.playouts)

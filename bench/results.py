@@ -35,9 +35,10 @@ from pathlib import Path
 from typing import Any, Iterator, Mapping, Sequence
 
 import numpy as np
-import yaml
 
 from bench.records import ROOT
+from engine.config import current_keys
+from engine.configfile import ConfigError, parse_yaml, read_yaml
 
 TABLE = Path("bench/results.yaml")
 PAGES = (Path("bench/RESULTS.md"), Path("README.md"))
@@ -101,10 +102,10 @@ def load_questions(root: Path) -> list[Question]:
     """The questions of `root`/bench/results.yaml, validated; a bad entry is an error naming it."""
     path = root / TABLE
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except (OSError, yaml.YAMLError) as e:
-        raise ResultsError(f"{path}: {e}") from None
-    if not isinstance(data, Mapping) or not isinstance(data.get("questions"), list):
+        data = read_yaml(path)
+    except ConfigError as e:
+        raise ResultsError(str(e)) from None
+    if not isinstance(data.get("questions"), list):
         raise ResultsError(f"{path}: expected a mapping with a list 'questions'")
     out = []
     for i, entry in enumerate(data["questions"], 1):
@@ -182,8 +183,8 @@ def _preset_prior(root: Path, preset: str) -> tuple[str | None, str | None]:
     if not path.exists():
         return None, None
     try:
-        prior = (yaml.safe_load(path.read_text(encoding="utf-8")) or {}).get("prior") or {}
-    except (yaml.YAMLError, AttributeError) as e:
+        prior = read_yaml(path).get("prior") or {}
+    except (ConfigError, AttributeError) as e:
         raise ResultsError(f"{path}: not a preset ({e})") from None
     return prior.get("name"), prior.get("model")
 
@@ -308,13 +309,19 @@ class Git:
         return self._cached(("data", commit, path), compute)
 
 
+def _settings(text: str, source: str) -> dict:
+    """A preset's mapping with its keys as they are named now (engine.config.current_keys)."""
+    return current_keys(parse_yaml(text, source))[0]
+
+
 def _same_content(old: bytes, path: Path) -> bool:
     """Whether two model files hold the same arrays, whatever their metadata headers say, or two presets
-    the same settings, whatever their comments say."""
+    the same settings, whatever their comments say and under whichever of a moved key's names."""
     if path.suffix != ".npz":
         try:
-            return yaml.safe_load(old) == yaml.safe_load(path.read_bytes())
-        except yaml.YAMLError:
+            then, now = old.decode("utf-8"), path.read_text(encoding="utf-8")
+            return _settings(then, f"{path} then") == _settings(now, str(path))
+        except (UnicodeDecodeError, ConfigError):
             return False
     with np.load(io.BytesIO(old), allow_pickle=False) as a, np.load(path, allow_pickle=False) as b:
         keys = set(a.files) - {"metadata"}

@@ -42,7 +42,7 @@ def time_search(size: int, threads: int, seconds: float, seed: int, params: Engi
                 prior) -> tuple[float, float]:
     """(playouts per wall second, per CPU second of this process) of one timed search from the empty board."""
     search_params = dataclasses.replace(params.search, n_threads=threads, seed=seed)
-    search = Search(search_params, params.playout, prior, prior_params=params.prior)
+    search = Search(search_params, params.playout, prior)
     search.set_root(Board(size))
     search.run(playouts=200)                       # warm up: the root and first level exist
     search.set_root(Board(size))                   # same position: the tree is kept

@@ -23,10 +23,10 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-import yaml
 from tqdm import tqdm
 
 from bench import records as rec
+from engine.configfile import ConfigError, read_yaml
 from priors.spt.growth import Pool
 from priors.spt.model import SPTPrior
 from priors.spt.scoring import TOP_K, Sample, ranks, read_sample, top_k
@@ -42,13 +42,13 @@ STUDY_KEYS = {"train", "test", "trees", "forests", "draws", "seed", "sweeps", "o
 
 def load_study(path: str) -> dict[str, Any]:
     """The study config; unknown keys and sweeps of unknown parameters name the key."""
-    raw = yaml.safe_load(Path(path).read_text()) or {}
+    raw = read_yaml(path)
     unknown = set(raw) - STUDY_KEYS
     if unknown:
-        raise ValueError(f"{path}: unknown keys {sorted(unknown)}; known: {sorted(STUDY_KEYS)}")
+        raise ConfigError(f"{path}: unknown keys {sorted(unknown)}; known: {sorted(STUDY_KEYS)}")
     bad = set(raw.get("sweeps", {})) - set(PARAMETERS)
     if bad:
-        raise ValueError(f"sweeps: unknown parameters {sorted(bad)}; known: {', '.join(PARAMETERS)}")
+        raise ConfigError(f"{path}: sweeps: unknown parameters {sorted(bad)}; known: {', '.join(PARAMETERS)}")
     return raw
 
 

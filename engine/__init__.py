@@ -9,8 +9,10 @@ Owns the Go logic. Knows nothing of learned models (it receives a prior as an ob
                  vital points, dead shapes, useful self-ataris) and a one-line ladder reader
 - `playout`      the fast playout policy (captures, escapes, 3x3 shapes, self-atari and eye filters, and
                  the optional ko, ladder, nakade and fill-board rules)
-- `params`       typed parameters of every component
-- `config`       YAML loading and validation into `params`
+- `knobs`        a parameter field's default, bound and meaning, declared once; the check derived from them
+- `params`       typed parameters of every component: the table of knobs
+- `configfile`   the one YAML reader and ConfigError of every kind of config (engine, match, training, ...)
+- `config`       engine configs: YAML and `--set` into `params`, old keys deprecated, default.yaml generated
 - `tree`         the node store: a preallocated C array, children contiguous, compaction for reuse
 - `search`       UCT with RAVE: selection, expansion, backup, threads, tree reuse
 - `game`         the game record: moves, undo, handicap, positional superko, SGF

@@ -2,111 +2,53 @@
 
 The file's sections fill the dataclasses of `engine.params` (`search:` -> SearchParams, ...) and its
 top-level keys the plain fields of EngineParams. Every problem is a `ConfigError` whose message
-starts with the key at fault (`search.n_thread: unknown key`). Types and BOUNDS are checked here; a
-section that checks itself (`reading:`, whose rules are TacticsParams') has its errors prefixed with the
-section's name. Overrides are YAML scalars (`search.reuse_tree=false`, `prior.temperature=0.5`) checked
-exactly as file values are, so the runtime option commands (`tesuji-param`, `bps_config`) use
-`apply_override` as well.
+starts with the key at fault (`search.n_thread: unknown key`). Types and bounds are the knobs' own
+(engine.knobs), checked here on every value read, with the section's name put before the field's.
+Overrides are YAML scalars (`search.reuse_tree=false`, `search.temperature=0.5`) checked exactly as file
+values are, so the runtime option commands (`tesuji-param`, `bps_config`) use `apply_override` as well.
+A key that moved (`prior.pw`, now `search.pw`) or a value renamed (`reading.prior: uniform`, now `none`)
+is still read, with a deprecation message on stderr.
 
 Presets are the engine configurations shipped in the project's `configs/` folder, which an install
 maps into the package data folder `engine/presets/` (setup.py). That folder holds presets only (experiment
 configs live in bench/configs/), so every YAML file there is one: its name is the file's stem and its
-description the file's first comment line, one whole sentence.
+description the file's first comment line, one whole sentence. `configs/default.yaml` is generated from
+the knobs: `python -m engine.config --write-default` (make default-config).
 """
 from __future__ import annotations
 
+import argparse
 import dataclasses
 import importlib.resources
-import math
+import sys
+import textwrap
 import typing
 from pathlib import Path
 from typing import Any, Iterable, Optional
 
-import yaml
+from engine.configfile import ConfigError, parse_scalar, parse_yaml, read_yaml
+from engine.knobs import check
+from engine.params import (NO_PRIOR, EngineParams, GtpParams, PlayoutParams, PriorParams, ReadingParams,
+                           SearchParams, TimeParams)
 
-from engine.params import (EngineParams, GtpParams, PlayoutParams, PriorParams, ReadingParams, SearchParams,
-                           TimeParams)
+__all__ = ["ConfigError", "SECTIONS", "MOVED", "load_config", "apply_override", "current_keys", "presets",
+           "preset_folder", "knobs", "default_yaml"]
 
 SECTIONS = {"search": SearchParams, "playout": PlayoutParams, "time": TimeParams, "prior": PriorParams,
             "gtp": GtpParams, "reading": ReadingParams}
 
 
-class ConfigError(ValueError):
-    """A configuration that cannot be used; the message names the key."""
+def knobs() -> dict[str, dataclasses.Field]:
+    """`section.key` (or a top-level `key`) -> its field, whose metadata holds the default's meaning and
+    bound, in the order of the generated default.yaml."""
+    table = {f.name: f for f in dataclasses.fields(EngineParams) if f.name not in SECTIONS}
+    for name, cls in SECTIONS.items():
+        table.update({f"{name}.{f.name}": f for f in dataclasses.fields(cls)})
+    return table
 
 
-@dataclasses.dataclass(frozen=True)
-class Bound:
-    """Allowed range of a number (inclusive unless `low_open`) or set of strings."""
-    low: Optional[float] = None
-    high: Optional[float] = None
-    low_open: bool = False
-    choices: tuple[str, ...] = ()
-
-    def check(self, value: Any) -> Optional[str]:
-        """None if the value is allowed, else why not."""
-        if self.choices:
-            return None if value in self.choices else f"must be one of {', '.join(self.choices)}"
-        if self.low is not None and (value <= self.low if self.low_open else value < self.low):
-            return f"must be {'>' if self.low_open else '>='} {self.low:g}"
-        if self.high is not None and value > self.high:
-            return f"must be <= {self.high:g}"
-        return None
-
-
-RATE = Bound(0, 100)
-NON_NEGATIVE = Bound(0)
-BOUNDS: dict[str, Bound] = {
-    "search.playouts": NON_NEGATIVE,
-    "search.n_threads": Bound(0, 256),   # 0: one per core
-    "search.expand_visits": Bound(1),
-    "search.ucb_c": NON_NEGATIVE,
-    "search.rave_equiv": NON_NEGATIVE,
-    "search.even_visits": NON_NEGATIVE,
-    "search.virtual_loss": NON_NEGATIVE,
-    "search.score_weight": Bound(0, 0.5),
-    "search.score_span": NON_NEGATIVE,
-    "search.handicap_komi": Bound(0, 20),
-    "search.handicap_komi_moves": NON_NEGATIVE,
-    "search.handicap_margin_step": Bound(0, 20),
-    "search.max_nodes": Bound(1000),
-    "search.resign_threshold": Bound(0, 1),
-    "search.resign_min_visits": NON_NEGATIVE,
-    "search.seed": Bound(0, 2 ** 64 - 1),
-    "playout.capture_rate": RATE,
-    "playout.save_rate": RATE,
-    "playout.pattern_rate": RATE,
-    "playout.self_atari_rate": RATE,
-    "playout.ko_rate": RATE,
-    "playout.ko_threat_rate": RATE,
-    "playout.ladder_rate": RATE,
-    "playout.nakade_rate": RATE,
-    "playout.useful_self_atari_rate": RATE,
-    "playout.nakade_self_atari_rate": RATE,
-    "playout.fill_board_rate": RATE,
-    "playout.reply_rate": RATE,
-    "playout.max_moves": Bound(0, 1000),   # engine/playout.pxd MAX_PLAYOUT_MOVES
-    "time.main_time": NON_NEGATIVE,
-    "time.byo_yomi_time": NON_NEGATIVE,
-    "time.byo_yomi_stones": NON_NEGATIVE,
-    "time.max_time_per_move": NON_NEGATIVE,
-    "time.safety_margin": NON_NEGATIVE,
-    "time.moves_left_min": Bound(1),
-    "prior.temperature": Bound(0, low_open=True),
-    "prior.floor": Bound(0, 1),
-    "prior.additive_shape": Bound(choices=("inv_sqrt", "inv")),
-    "prior.additive_scale": NON_NEGATIVE,
-    "prior.additive_decay": NON_NEGATIVE,
-    "prior.pw_init": Bound(1),
-    "prior.pw_a": Bound(0, low_open=True),
-    "prior.pw_b": Bound(1),
-    "prior.pw_c": Bound(0, 1),
-    "gtp.analyze_interval": Bound(1, 6000),      # 10 ms .. 1 min
-    "gtp.live_gfx_interval": Bound(0.05, 60),
-    "gtp.view_playouts": NON_NEGATIVE,
-}   # reading.* is checked by ReadingParams itself (TacticsParams.__post_init__), which bench/ builds directly too
-# Names are checked against the prior registry where priors are built; engine/ does not import priors/.
-NON_EMPTY = ("name", "prior.name", "reading.prior")
+MOVED: dict[str, str] = {f.metadata["moved_from"]: key for key, f in knobs().items() if f.metadata["moved_from"]}
+RENAMED_VALUES: dict[tuple[str, Any], Any] = {("reading.prior", "uniform"): NO_PRIOR}
 
 
 def load_config(path: Optional[str], overrides: Iterable[str] = (), preset: Optional[str] = None) -> EngineParams:
@@ -114,7 +56,7 @@ def load_config(path: Optional[str], overrides: Iterable[str] = (), preset: Opti
     overrides."""
     if path and preset:
         raise ConfigError("--config and --preset: give one or the other")
-    params = _preset(preset) if preset else _build(_read_yaml(path) if path else {})
+    params = _preset(preset) if preset else _build(read_yaml(path) if path else {}, path or "")
     for text in overrides:
         params = apply_override(params, text)
     return params
@@ -126,12 +68,13 @@ def apply_override(params: EngineParams, text: str) -> EngineParams:
     key = key.strip()
     if not sep or not key:
         raise ConfigError(f"{text}: expected key=value")
-    try:
-        value = yaml.safe_load(value_text) if value_text.strip() else None
-    except yaml.YAMLError:
-        raise ConfigError(f"{key}: cannot parse value {value_text!r}") from None
-    if isinstance(value, (dict, list)):
-        raise ConfigError(f"{key}: expected a single value, got {value_text!r}")
+    value = parse_scalar(key, value_text)
+    if key in MOVED:
+        _deprecated(f"{key} is now {MOVED[key]}", "--set")
+        key = MOVED[key]
+    if isinstance(value, str) and (key, value) in RENAMED_VALUES:
+        _deprecated(f"{key}: {value} is now {RENAMED_VALUES[key, value]}", "--set")
+        value = RENAMED_VALUES[key, value]
     section, dot, field = key.partition(".")
     if dot:
         if section not in SECTIONS:
@@ -165,7 +108,7 @@ def _preset(name: str) -> EngineParams:
     file = preset_folder().joinpath(f"{name}.yaml")
     if not (name.replace("-", "").replace("_", "").isalnum() and file.is_file()):
         raise ConfigError(f"--preset {name}: unknown preset; known presets: {', '.join(presets())}")
-    return _build(_parse_yaml(file.read_text(encoding="utf-8"), f"preset {name}"))
+    return _build(parse_yaml(file.read_text(encoding="utf-8"), f"preset {name}"), f"preset {name}")
 
 
 def _description(text: str) -> str:
@@ -174,32 +117,10 @@ def _description(text: str) -> str:
     return next((c for c in comments if c), "")
 
 
-def _read_yaml(path: str) -> dict:
-    try:
-        with open(path, encoding="utf-8") as f:
-            text = f.read()
-    except (OSError, UnicodeDecodeError) as e:
-        raise ConfigError(f"{path}: cannot read config file ({getattr(e, 'strerror', None) or e})") from None
-    return _parse_yaml(text, path)
-
-
-def _parse_yaml(text: str, path: str) -> dict:
-    """The mapping a YAML text holds; `path` names it in errors."""
-    try:
-        data = yaml.safe_load(text)
-    except yaml.YAMLError as e:
-        mark = getattr(e, "problem_mark", None)
-        where = f" at line {mark.line + 1}" if mark is not None else ""
-        problem = getattr(e, "problem", None) or "syntax error"
-        raise ConfigError(f"{path}: invalid YAML{where}: {problem}") from None
-    if data is None:
-        return {}
-    if not isinstance(data, dict):
-        raise ConfigError(f"{path}: expected a mapping of sections and keys")
-    return data
-
-
-def _build(raw: dict) -> EngineParams:
+def _build(raw: dict, source: str) -> EngineParams:
+    raw, notes = current_keys(raw)
+    for note in notes:
+        _deprecated(note, source)
     top: dict[str, Any] = {}
     sections: dict[str, Any] = {}
     for key, value in raw.items():
@@ -214,8 +135,42 @@ def _build(raw: dict) -> EngineParams:
     return _replace(EngineParams(**sections), top, "")
 
 
+def current_keys(raw: dict) -> tuple[dict, list[str]]:
+    """A config file's mapping with each moved key (`prior: {pw: true}`) under its new name (`search: {pw:
+    true}`) and each renamed value (`reading: {prior: uniform}`) in its new spelling, and a note on each;
+    ConfigError naming the new key when the file gives both (bench.results compares presets this way)."""
+    raw = {k: dict(v) if isinstance(v, dict) else v for k, v in raw.items()}
+    notes = []
+    moved = [(section, key) for section, keys in raw.items() if isinstance(keys, dict)
+             for key in keys if f"{section}.{key}" in MOVED]
+    for section, key in moved:
+        new_section, new_key = MOVED[f"{section}.{key}"].split(".")
+        target = raw.get(new_section) or {}
+        if not isinstance(target, dict):
+            raise ConfigError(f"{new_section}: expected a mapping of keys")
+        if new_key in target:
+            raise ConfigError(f"{section}.{key}: moved to {new_section}.{new_key}, which the file gives too; "
+                              f"keep {new_section}.{new_key} only")
+        notes.append(f"{section}.{key} is now {new_section}.{new_key}")
+        target[new_key] = raw[section].pop(key)
+        raw[new_section] = target
+    for (name, old), new_value in RENAMED_VALUES.items():
+        section, key = name.split(".")
+        if isinstance(raw.get(section), dict) and raw[section].get(key) == old:
+            notes.append(f"{name}: {old} is now {new_value}")
+            raw[section][key] = new_value
+    return raw, notes
+
+
+def _deprecated(message: str, source: str) -> None:
+    """One line on stderr: the old spelling still works, the new one is what to write."""
+    where = f" ({source})" if source else ""
+    print(f"tesuji: deprecated{where}: {message}; the old name will stop working", file=sys.stderr)
+
+
 def _replace(obj, values: dict, prefix: str):
-    """dataclasses.replace with every value checked against the field's type and bounds."""
+    """dataclasses.replace with every value checked by the knobs (engine.knobs.check), ints given for
+    floats made floats."""
     hints = typing.get_type_hints(type(obj))
     fields = {f.name for f in dataclasses.fields(obj)}
     if not prefix:   # sections are filled by _build, never as top-level scalars
@@ -225,37 +180,80 @@ def _replace(obj, values: dict, prefix: str):
         name = f"{prefix}{key}"
         if not isinstance(key, str) or key not in fields:
             raise ConfigError(f"{name}: unknown key")
-        changes[key] = _check(name, hints[key], value)
+        if hints[key] is float and isinstance(value, int) and not isinstance(value, bool):
+            value = float(value)
+        changes[key] = value
     try:
-        return dataclasses.replace(obj, **changes)
-    except ValueError as e:   # a dataclass's own check: `FIELD: rule, got VALUE`
+        result = dataclasses.replace(obj, **changes)
+        check(result)
+        return result
+    except ValueError as e:   # the knobs' check: `FIELD: rule, got VALUE`
         raise ConfigError(f"{prefix}{e}") from None
 
 
-def _check(name: str, kind: type, value: Any) -> Any:
-    if kind is bool:
-        if not isinstance(value, bool):
-            raise ConfigError(f"{name}: expected true or false, got {value!r}")
-    elif kind is int:
-        if isinstance(value, bool) or not isinstance(value, int):
-            raise ConfigError(f"{name}: expected an integer, got {value!r}")
-    elif kind is float:
-        if isinstance(value, bool) or not isinstance(value, (int, float)):
-            raise ConfigError(f"{name}: expected a number, got {value!r}")
-        if not math.isfinite(value):
-            raise ConfigError(f"{name}: expected a finite number, got {value!r}")
-        value = float(value)
-    elif kind is str:
-        if not isinstance(value, str):
-            raise ConfigError(f"{name}: expected a string, got {value!r}")
-        if "\n" in value or "\r" in value:
-            raise ConfigError(f"{name}: must be a single line")
-        if name in NON_EMPTY and not value.strip():
-            raise ConfigError(f"{name}: must not be empty")
-    else:   # a nested section given a scalar
-        raise ConfigError(f"{name}: expected a mapping of keys")
-    bound = BOUNDS.get(name)
-    problem = bound.check(value) if bound else None
-    if problem:
-        raise ConfigError(f"{name}: {problem}, got {value!r}")
-    return value
+# --- configs/default.yaml, generated from the knobs ---
+
+DEFAULT_HEADER = """\
+# The defaults, the strongest engine shipped: the FBT prior and one search thread per core.
+# Generated from engine/params.py (python -m engine.config --write-default); edit the knobs there.
+#   tesuji gtp --config configs/default.yaml --set search.n_threads=1
+# A file may give any subset of these keys; the rest keep these defaults. Unknown keys are errors.
+"""
+SOURCE_DEFAULT = Path(__file__).resolve().parent.parent / "configs" / "default.yaml"
+COMMENT_COLUMN = 30
+LINE_WIDTH = 112
+
+
+def default_yaml() -> str:
+    """configs/default.yaml: every knob with its default, meaning and bound, section by section."""
+    lines = DEFAULT_HEADER.splitlines() + [""]
+    defaults = EngineParams()
+    top = [f for f in dataclasses.fields(EngineParams) if f.name not in SECTIONS]
+    lines += [_line(f.name, getattr(defaults, f.name), f.metadata, 0) for f in reversed(top)]
+    for f in dataclasses.fields(EngineParams):
+        if f.name in SECTIONS:
+            lines += ["", _line(f.name, None, f.metadata, 0)]
+            sub = getattr(defaults, f.name)
+            lines += [_line(k.name, getattr(sub, k.name), k.metadata, 2) for k in dataclasses.fields(sub)]
+    return "\n".join(lines) + "\n"
+
+
+def _line(key: str, value: Any, meta: typing.Mapping, indent: int) -> str:
+    """`  key: value   # meaning (bound)`, the comment wrapped at LINE_WIDTH under its first line."""
+    head = " " * indent + f"{key}:" + ("" if value is None else f" {_scalar(value)}")
+    doc = meta.get("doc", "")
+    bound = meta.get("bound")
+    if bound is not None and bound.describe() and not bound.choices:
+        rule = bound.describe()
+        doc += f"; {'in ' if rule[0] in '([' else ''}{rule}"
+    if not doc:
+        return head
+    column = max(COMMENT_COLUMN, len(head) + 1)
+    text = textwrap.wrap(doc, LINE_WIDTH - column - 2)
+    pad = " " * column
+    return "\n".join([head.ljust(column) + "# " + text[0]] + [pad + "# " + t for t in text[1:]])
+
+
+def _scalar(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str):
+        return value if value and parse_scalar("", value) == value and ":" not in value else repr(value)
+    return repr(value)
+
+
+def main(argv: Optional[list[str]] = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m engine.config",
+                                     description="Print, or write, configs/default.yaml generated from the knobs.")
+    parser.add_argument("--write-default", metavar="FILE", nargs="?", const=str(SOURCE_DEFAULT),
+                        help="write the generated file (default: the checkout's configs/default.yaml)")
+    args = parser.parse_args(argv)
+    if args.write_default is None:
+        sys.stdout.write(default_yaml())
+    else:
+        Path(args.write_default).write_text(default_yaml(), encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

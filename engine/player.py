@@ -57,8 +57,7 @@ class Player:
         self.params = params or EngineParams()
         self.prior = prior
         self.game = Game()
-        self.search = Search(self.params.search, self.params.playout, prior,
-                             prior_params=self.params.prior)
+        self.search = Search(self.params.search, self.params.playout, prior)
         self.time = TimeControl(self.params.time)
         self._clock = clock
         self._scoring_cache: tuple[tuple, np.ndarray] | None = None

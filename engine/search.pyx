@@ -63,7 +63,6 @@ from engine.tree cimport (Node, NodeStore, NO_NODE, NODE_EXPANDING, NODE_INVALID
                           atomic_or_u8, atomic_and_u8, load_acquire_i16, store_release_i16,
                           atomic_add_float)
 
-from engine.params import PriorParams
 
 cdef extern from *:
     """
@@ -83,12 +82,12 @@ cdef enum:
 cdef double KOMI_JUMP = 1.0  # a change of the dynamic komi beyond this many points drops the old tree
 cdef double FPU = 10.0      # first-play urgency of a child with no data at all: explore it first (Pachi: infinity)
 
-cdef enum:                  # additive prior shapes (PriorParams.additive_shape)
+cdef enum:                  # additive prior shapes (SearchParams.additive_shape)
     SHAPE_INV_SQRT = 0      # K_a = s sqrt(sum p / p_a)         (Fuego, probability-type)
     SHAPE_INV = 1           # K_a = s sqrt(sum p max p) / p_a   (Rosin's PUCB shape)
 
 
-cdef struct Config:         # SearchParams and PriorParams resolved for one board size
+cdef struct Config:         # SearchParams resolved for one board size
     int expand_visits
     double ucb_c
     double inv_rave_k       # 1 / K
@@ -179,11 +178,11 @@ cdef bint same_position(const BoardState* a, const BoardState* b) noexcept nogil
 
 @cython.final
 cdef class Search:
-    """UCT-RAVE search over one root position: `Search(params, playout, prior=None, prior_params=None)`.
+    """UCT-RAVE search over one root position: `Search(params, playout, prior=None)`.
 
-    params: engine.params.SearchParams; playout: engine.params.PlayoutParams; prior: None or an object
-    with `evaluate(board, color) -> float32 (N*N+1,)`, called once per expanded node under the GIL;
-    prior_params: engine.params.PriorParams (defaults when a prior is given without them).
+    params: engine.params.SearchParams (the prior's shaping and its place in selection included);
+    playout: engine.params.PlayoutParams; prior: None or an object with
+    `evaluate(board, color) -> float32 (N*N+1,)`, called once per expanded node under the GIL.
     """
     cdef NodeStore store
     cdef int32_t root
@@ -204,10 +203,9 @@ cdef class Search:
     cdef readonly object params
     cdef readonly object playout_params
     cdef readonly object prior
-    cdef readonly object prior_params
     cdef object error               # an exception raised by the prior inside a worker
 
-    def __cinit__(self, params, playout, prior=None, prior_params=None):
+    def __cinit__(self, params, playout, prior=None):
         cdef int i
         self.workers = NULL
         self.history = NULL
@@ -222,18 +220,14 @@ cdef class Search:
             raise ValueError(f"search.rave_equiv must be >= 0, got {params.rave_equiv}")
         if prior is not None and not callable(getattr(prior, "evaluate", None)):
             raise TypeError("prior must be None or have an evaluate(board, color) method")
-        if prior is not None and prior_params is None:
-            prior_params = PriorParams()
-        if prior_params is not None:
-            if prior_params.additive_shape not in ("inv_sqrt", "inv"):
-                raise ValueError(f"prior.additive_shape must be inv_sqrt or inv, got {prior_params.additive_shape!r}")
-            if prior_params.temperature <= 0:
-                raise ValueError(f"prior.temperature must be > 0, got {prior_params.temperature}")
+        if params.additive_shape not in ("inv_sqrt", "inv"):
+            raise ValueError(f"search.additive_shape must be inv_sqrt or inv, got {params.additive_shape!r}")
+        if params.temperature <= 0:
+            raise ValueError(f"search.temperature must be > 0, got {params.temperature}")
         make_params(playout, 9)     # validates the playout parameters now rather than at set_root
         self.params = params
         self.playout_params = playout
         self.prior = prior
-        self.prior_params = prior_params
         store_init(&self.store, params.max_nodes)
         self.n_threads = params.thread_count()
         self.workers = <Worker*>calloc(self.n_threads, sizeof(Worker))   # zeroed: replies NULL
@@ -275,19 +269,18 @@ cdef class Search:
         c.score_weight = p.score_weight
         c.inv_score_span = 1.0 / (p.score_span if p.score_span > 0 else size * size / 9.0)
         c.has_prior = self.prior is not None
-        q = self.prior_params if self.prior_params is not None else PriorParams()
-        c.additive = c.has_prior and bool(q.additive)
-        c.additive_shape = SHAPE_INV if q.additive_shape == "inv" else SHAPE_INV_SQRT
-        c.additive_scale = q.additive_scale
-        c.additive_decay = q.additive_decay
-        c.virtual_wins = q.virtual_wins_for(size) if c.has_prior else 0.0
-        c.temperature = q.temperature
-        c.floor = q.floor
-        c.pw = c.has_prior and bool(q.pw)
-        c.pw_init = max(1, q.pw_init)
-        c.pw_a = q.pw_a
-        c.pw_b = q.pw_b
-        c.pw_c = q.pw_c
+        c.additive = c.has_prior and bool(p.additive)
+        c.additive_shape = SHAPE_INV if p.additive_shape == "inv" else SHAPE_INV_SQRT
+        c.additive_scale = p.additive_scale
+        c.additive_decay = p.additive_decay
+        c.virtual_wins = p.virtual_wins_for(size) if c.has_prior else 0.0
+        c.temperature = p.temperature
+        c.floor = p.floor
+        c.pw = c.has_prior and bool(p.pw)
+        c.pw_init = max(1, p.pw_init)
+        c.pw_a = p.pw_a
+        c.pw_b = p.pw_b
+        c.pw_c = p.pw_c
         self.pp = make_params(self.playout_params, size)
         return 0
 

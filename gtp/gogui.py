@@ -30,7 +30,7 @@ from typing import Callable, Optional, Sequence
 
 import numpy as np
 
-from engine.config import ConfigError, apply_override
+from engine.config import ConfigError, apply_override, knobs
 from engine.ponder import Reporter
 from gtp.commands import expect_args, parse_color, parse_vertex
 from gtp.coords import PASS, point_to_vertex
@@ -39,9 +39,9 @@ from gtp.protocol import CommandGroup, GtpError, Job
 BLACK, WHITE = 1, 2
 N_PRIOR_LABELS = 10
 VIEW_SECONDS = 5.0     # a view's search when both gtp.view_playouts and search.playouts are 0
-# Options tesuji-param may change at run time: every reader takes them from player.params each time.
-RUNTIME_KEYS = ("search.playouts", "search.ponder", "search.resign_threshold", "gtp.live_gfx",
-                "gtp.live_gfx_interval", "gtp.view_playouts", "gtp.analyze_interval")
+# Options tesuji-param may change at run time (the knobs marked runtime): every reader takes them from
+# player.params each time.
+RUNTIME_KEYS = tuple(key for key, f in knobs().items() if f.metadata["runtime"])
 
 
 class GoGuiCommands(CommandGroup):

@@ -11,7 +11,7 @@ import sys
 
 import engine
 from engine.config import ConfigError
-from engine.params import EngineParams, PriorParams
+from engine.params import NO_PRIOR, EngineParams, PriorParams
 from engine.player import Player
 from gtp.analysis import KataAnalysisCommands, LzAnalysisCommands
 from gtp.commands import StandardCommands
@@ -25,7 +25,7 @@ from priors.leaf_priors import CALIBRATED, load_leaf_prior, make_leaf_prior
 
 def build_move_prior(p: PriorParams):
     """The search's prior that `prior:` names, or None for `none` (the search then needs no object)."""
-    if p.name == "none":
+    if p.name == NO_PRIOR:
         return None
     try:
         return load_prior(p.name, p.model)
@@ -35,16 +35,16 @@ def build_move_prior(p: PriorParams):
 
 
 def build_leaf_prior(name: str):
-    """The solver's leaf prior that `reading.prior` names: None for uniform (PP's prior_p), an untrained
+    """The solver's leaf prior that `reading.prior` names: None for none (PP's uniform prior_p), an untrained
     calibrated beta or hier model, or the trained model a file holds (`python -m bench.tactics
     --save-prior FILE`). ConfigError naming reading.prior when it is none of these."""
     try:
-        if name == "uniform":
+        if name == NO_PRIOR:
             return None
         if name in CALIBRATED:
             return make_leaf_prior(name, **CALIBRATED[name])
         if not name.endswith(".npz"):
-            raise ValueError(f"unknown prior {name!r}: uniform, beta, hier or a model file (.npz)")
+            raise ValueError(f"unknown prior {name!r}: none, beta, hier or a model file (.npz)")
         prior = load_leaf_prior(name)
     except ValueError as e:   # ModelError included: missing, damaged or foreign file
         raise ConfigError(f"reading.prior: {e}") from None

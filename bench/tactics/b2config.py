@@ -1,4 +1,4 @@
-"""B2's configurations and reference solvers, read from bench/configs/tactics/b2.yaml with `yaml.safe_load`
+"""B2's configurations and reference solvers, read from bench/configs/tactics/b2.yaml (engine.configfile)
 and validated: an unknown name, key or bad value is a ConfigError that names the key."""
 from __future__ import annotations
 
@@ -9,10 +9,9 @@ import re
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from bench.tactics.results import ROOT
 from bench.tactics.training import PriorConfig, new_prior
+from engine.configfile import ConfigError, read_yaml
 from engine.params import TacticsParams
 
 CONFIG_FILE = ROOT / "bench" / "configs" / "tactics" / "b2.yaml"
@@ -20,10 +19,6 @@ NAME = re.compile(r"[a-z0-9_]+")
 LEARN_MODES = ("all", "consistent", "priced", "consistent_priced")   # tactics.solve's, besides true
 FIELDS = {f.name: f.default for f in dataclasses.fields(TacticsParams)}
 SET_BY_B2 = ("method", "max_nodes", "max_store", "move_gen", "l_max")      # B2 sets these for every solver
-
-
-class ConfigError(ValueError):
-    """A B2 configuration file that cannot be used; the message names the key."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -35,9 +30,10 @@ class B2Settings:
 @functools.cache
 def b2_settings(path: Path = CONFIG_FILE) -> B2Settings:
     """The validated configuration file (read once)."""
+    data = read_yaml(path)
     try:
-        return parse_b2(yaml.safe_load(Path(path).read_text()))
-    except (OSError, yaml.YAMLError, ConfigError) as e:
+        return parse_b2(data)
+    except ConfigError as e:
         raise ConfigError(f"{path}: {e}") from None
 
 

@@ -5,7 +5,8 @@ A config has a `data` section (archives, splits, the games and positions used), 
 the run's own keys (`model`, `output`, `cache_dir`, `n_workers`, `chunk_games`, `settings_chosen_on`,
 `settings_note`: the split that chose the settings, written to the model's header) and, for every
 registered prior, a section of its name holding that prior's `Hyper`; `model` picks the one trained. An
-unknown key or a value of the wrong type is an error naming the key.
+unknown key or a value of the wrong type is a ConfigError (engine.configfile, which reads the file) naming
+the key.
 """
 from __future__ import annotations
 
@@ -16,8 +17,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any, Iterable
 
-import yaml
-
+from engine.configfile import ConfigError, parse_value, read_yaml
 from priors.base import prior_class, registered
 from priors.modelfile import SETTINGS_SPLITS
 from priors.training.dataset import DEFAULT_ARCHIVES, DEFAULT_FRACTIONS
@@ -68,13 +68,13 @@ def _build(cls, values: Any, where: str):
     if values is None:
         values = {}
     if not isinstance(values, dict):
-        raise ValueError(f"{where or 'config'}: expected a mapping, got {type(values).__name__}")
+        raise ConfigError(f"{where or 'config'}: expected a mapping, got {type(values).__name__}")
     known = {f.name: f for f in fields(cls) if f.name != "hyper"}
     kwargs = {}
     for key, value in values.items():
         name = f"{where}.{key}" if where else key
         if key not in known:
-            raise ValueError(f"{name}: unknown key; known: {', '.join(known)}")
+            raise ConfigError(f"{name}: unknown key; known: {', '.join(known)}")
         default = getattr(cls(), key)
         if hasattr(default, "__dataclass_fields__"):
             kwargs[key] = _build(type(default), value, name)
@@ -82,14 +82,14 @@ def _build(cls, values: Any, where: str):
             if isinstance(value, str):
                 value = [value]
             if not isinstance(value, (list, tuple)):
-                raise ValueError(f"{name}: expected a list, got {value!r}")
+                raise ConfigError(f"{name}: expected a list, got {value!r}")
             kwargs[key] = tuple(value)
         elif isinstance(default, bool) or not isinstance(value, (int, float, str)) or \
                 (isinstance(default, (int, float)) and isinstance(value, (bool, str))) or \
                 (isinstance(default, str) and not isinstance(value, str)):
-            raise ValueError(f"{name}: expected {type(default).__name__}, got {value!r}")
+            raise ConfigError(f"{name}: expected {type(default).__name__}, got {value!r}")
         elif isinstance(default, int) and not isinstance(value, int):
-            raise ValueError(f"{name}: expected an integer, got {value!r}")
+            raise ConfigError(f"{name}: expected an integer, got {value!r}")
         else:
             kwargs[key] = type(default)(value)
     return cls(**kwargs)
@@ -97,25 +97,18 @@ def _build(cls, values: Any, where: str):
 
 def load_config(path: str | Path, overrides: Iterable[str] = ()) -> TrainConfig:
     """Read and validate a training config; `overrides` are `section.key=value` strings (YAML values)."""
-    try:
-        raw = yaml.safe_load(Path(path).read_text()) or {}
-    except OSError as err:
-        raise ValueError(f"{path}: cannot read config ({err.strerror})") from None
-    except yaml.YAMLError as err:
-        raise ValueError(f"{path}: not valid YAML ({err})") from None
-    if not isinstance(raw, dict):
-        raise ValueError(f"{path}: expected a mapping at the top level")
+    raw = read_yaml(path)
     for item in overrides:
         key, sep, value = item.partition("=")
         if not sep:
-            raise ValueError(f"--set {item!r}: expected key=value")
+            raise ConfigError(f"--set {item!r}: expected key=value")
         node = raw
         *parents, leaf = key.split(".")
         for part in parents:
             node = node.setdefault(part, {})
             if not isinstance(node, dict):
-                raise ValueError(f"--set {key}: {part} is not a section")
-        node[leaf] = yaml.safe_load(value)
+                raise ConfigError(f"--set {key}: {part} is not a section")
+        node[leaf] = parse_value(key, value)
     # Every section named after a prior is checked against that prior's Hyper; the one `model` names is used.
     hypers = {name: _build(prior_class(name).Hyper, raw.pop(name), name)
               for name in list(raw) if name in registered()}
@@ -175,4 +168,4 @@ def check(c: TrainConfig) -> None:
     ]
     for ok, key, what in rules:
         if not ok:
-            raise ValueError(f"{key}: must be {what}")
+            raise ConfigError(f"{key}: must be {what}")

@@ -7,6 +7,7 @@ import pytest
 from bench.match import check_resume, main, settings
 from bench.matchconfig import ConfigError, load_config, parse_config
 from bench.records import results_folder
+from engine.config import MOVED as MOVED_KEYS   # records' commands give these keys their old names
 
 GNUGO = "/usr/games/gnugo --mode gtp --level 1 --chinese-rules"
 
@@ -168,6 +169,8 @@ def test_a_recorded_run_is_in_its_configs_default_folder_and_would_resume_there(
     recorded = (cfg.run_dir / "run.json").read_text()
     for old, new in MOVED_MODELS.items():    # the same model files (same digests), only elsewhere
         recorded = recorded.replace(old, new)
+    for old, new in MOVED_KEYS.items():      # the same settings under their new keys
+        recorded = recorded.replace(f"--set {old}=", f"--set {new}=")
     check_resume(json.loads(recorded)["settings"], settings(cfg), cfg.run_dir)
 
 

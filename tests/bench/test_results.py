@@ -300,3 +300,10 @@ def test_bad_input_is_an_error_naming_the_file_and_key(repo, capsys):
     write(repo, "bench/results.yaml", QUESTIONS.replace("table: prediction", "table: predictions"))
     assert generate(repo) == 2
     assert "question 'fbt top-1': no page has a block for table 'predictions'" in capsys.readouterr().err
+
+
+def test_a_preset_whose_keys_only_moved_is_the_same_preset(tmp_path):
+    path = tmp_path / "fbt.yaml"
+    path.write_text("# now\nprior:\n  name: fbt\nsearch:\n  additive_scale: 0.03\nreading:\n  prior: none\n")
+    assert results._same_content(b"prior:\n  name: fbt\n  additive_scale: 0.03\nreading:\n  prior: uniform\n", path)
+    assert not results._same_content(b"prior:\n  name: fbt\n  additive_scale: 0.06\n", path)

@@ -10,7 +10,9 @@ import pytest
 import yaml
 
 import engine.config
-from engine.config import BOUNDS, SECTIONS, ConfigError, apply_override, load_config, presets
+from engine.config import (MOVED, SECTIONS, ConfigError, apply_override, default_yaml, knobs, load_config,
+                           presets)
+from engine.knobs import Bound
 from engine.params import EngineParams, PlayoutParams, ReadingParams, SearchParams, TacticsParams
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -42,10 +44,47 @@ def test_default_yaml_documents_every_key():
     assert undocumented == []
 
 
-def test_every_bound_names_a_real_field():
-    for key in BOUNDS:
-        section, field = key.split(".")
-        assert field in {f.name for f in dataclasses.fields(SECTIONS[section])}, key
+def test_default_yaml_is_generated_from_the_knobs():
+    # Out of date: python -m engine.config --write-default (make default-config)
+    assert DEFAULT.read_text() == default_yaml()
+
+
+def test_write_default_writes_the_generated_file(tmp_path):
+    out = tmp_path / "default.yaml"
+    assert engine.config.main(["--write-default", str(out)]) == 0
+    assert out.read_text() == default_yaml()
+    assert load_config(str(out)) == EngineParams()
+
+
+def test_every_knob_declares_its_meaning_and_a_sound_bound():
+    for key, f in knobs().items():
+        assert f.metadata["doc"].strip(), key
+        bound = f.metadata["bound"]
+        assert bound is None or isinstance(bound, Bound), key
+        if bound is not None:
+            assert bound.check(f.default) is None, key   # the default is allowed
+
+
+def just_outside(bound: Bound, kind: type):
+    """A value the bound refuses, or None when it has no numeric end."""
+    step = 1 if kind is int else 1e-3
+    if bound.low is not None:
+        return kind(bound.low) if bound.low_open else kind(bound.low - step) if kind is float else int(bound.low) - 1
+    if bound.high is not None:
+        return kind(bound.high) if bound.high_open else bound.high + step if kind is float else int(bound.high) + 1
+    return None
+
+
+@pytest.mark.parametrize("key", [k for k, f in knobs().items()
+                                 if f.metadata["bound"] is not None and not f.metadata["bound"].choices
+                                 and f.type in ("int", "float")])
+def test_bounds_come_from_the_table(key):
+    f = knobs()[key]
+    value = just_outside(f.metadata["bound"], int if f.type == "int" else float)
+    rule = f.metadata["bound"].check(value)
+    assert rule is not None
+    with pytest.raises(ConfigError, match="^" + re.escape(f"{key}: {rule}, got {value!r}")):
+        load_config(None, [f"{key}={value}"])
 
 
 def test_every_solver_setting_is_a_reading_key_of_the_same_name(tmp_path):
@@ -61,14 +100,14 @@ def test_every_solver_setting_is_a_reading_key_of_the_same_name(tmp_path):
 
 def test_file_sections_and_top_level(tmp_path):
     path = write(tmp_path, "name: Shodan\nsearch:\n  playouts: 500\n  reuse_tree: false\n"
-                           "playout:\n  capture_rate: 50\nprior:\n  temperature: 2\n")
+                           "playout:\n  capture_rate: 50\nprior:\n  name: mm\n")
     params = load_config(path, [])
     assert params == EngineParams(
         search=SearchParams(playouts=500, reuse_tree=False),
         playout=PlayoutParams(capture_rate=50),
-        prior=dataclasses.replace(EngineParams().prior, temperature=2.0),
+        prior=dataclasses.replace(EngineParams().prior, name="mm"),
         name="Shodan")
-    assert isinstance(params.prior.temperature, float)
+    assert isinstance(load_config(write(tmp_path, "search:\n  temperature: 2\n")).search.temperature, float)
 
 
 def test_presets_are_the_files_of_configs_with_their_first_comment_line():
@@ -113,11 +152,11 @@ def test_empty_file_and_empty_section(tmp_path):
 
 def test_overrides_follow_yaml_scalars_and_apply_in_order(tmp_path):
     path = write(tmp_path, "search:\n  n_threads: 4\n")
-    params = load_config(path, ["search.n_threads=2", "search.reuse_tree=false", "prior.temperature=0.5",
+    params = load_config(path, ["search.n_threads=2", "search.reuse_tree=false", "search.temperature=0.5",
                                 "name=Tesuji-test", "search.n_threads=3", "time.main_time=60"])
     assert params.search.n_threads == 3
     assert params.search.reuse_tree is False
-    assert params.prior.temperature == 0.5
+    assert params.search.temperature == 0.5
     assert params.time.main_time == 60.0 and isinstance(params.time.main_time, float)
     assert params.name == "Tesuji-test"
 
@@ -146,9 +185,9 @@ def test_apply_override_returns_a_new_object():
     ("search:\n  handicap_margin_step: -1\n", "search.handicap_margin_step: must be >= 0"),
     ("playout:\n  capture_rate: 101\n", "playout.capture_rate: must be <= 100"),
     ("playout:\n  self_atari_rate: -5\n", "playout.self_atari_rate: must be >= 0"),
-    ("prior:\n  temperature: 0\n", "prior.temperature: must be > 0"),
-    ("prior:\n  temperature: .nan\n", "prior.temperature: expected a finite number"),
-    ("prior:\n  additive_shape: cube\n", "prior.additive_shape: must be one of inv_sqrt, inv"),
+    ("search:\n  temperature: 0\n", "search.temperature: must be > 0"),
+    ("search:\n  temperature: .nan\n", "search.temperature: expected a finite number"),
+    ("search:\n  additive_shape: cube\n", "search.additive_shape: must be one of inv_sqrt, inv"),
     ("prior:\n  name: 3\n", "prior.name: expected a string"),
     ("prior:\n  name: ''\n", "prior.name: must not be empty"),
     ("name: \"two\\nlines\"\n", "name: must be a single line"),
@@ -203,14 +242,14 @@ def test_bad_overrides_name_the_key(override, message):
 def test_missing_and_malformed_files(tmp_path):
     with pytest.raises(ConfigError, match="cannot read config file"):
         load_config(str(tmp_path / "missing.yaml"), [])
-    with pytest.raises(ConfigError, match="engine.yaml: invalid YAML at line 2: mapping values"):
+    with pytest.raises(ConfigError, match="engine.yaml: not valid YAML at line 2: mapping values"):
         load_config(write(tmp_path, "search:\n  n_threads: 2: 3\n"), [])
     with pytest.raises(ConfigError, match="engine.yaml: expected a mapping of sections and keys"):
         load_config(write(tmp_path, "- 1\n- 2\n"), [])
 
 
 def test_yaml_tags_are_not_executed(tmp_path):
-    with pytest.raises(ConfigError, match="invalid YAML"):
+    with pytest.raises(ConfigError, match="not valid YAML"):
         load_config(write(tmp_path, "name: !!python/object/apply:os.system ['true']\n"), [])
 
 
@@ -262,3 +301,67 @@ def test_installed_console_script():
     result = subprocess.run([tesuji, "gtp", "--set", "search.playouts=10"], input=b"name\nquit\n",
                             capture_output=True, timeout=60, cwd=ROOT)
     assert result.stdout == b"= Tesuji\n\n= \n\n"
+
+
+# A value other than the default for every key that moved from prior: to search:
+MOVED_VALUES = {"temperature": 0.5, "floor": 0.001, "additive": False, "additive_shape": "inv",
+                "additive_scale": 0.06, "additive_decay": 20.0, "virtual_wins": 160.0, "pw": True, "pw_init": 2,
+                "pw_a": 10.0, "pw_b": 1.2, "pw_c": 0.5}
+
+
+def test_the_search_knobs_moved_from_prior_to_search():
+    assert MOVED == {f"prior.{k}": f"search.{k}" for k in MOVED_VALUES}
+    assert [f.name for f in dataclasses.fields(EngineParams().prior)] == ["name", "model"]
+
+
+@pytest.mark.parametrize("key", sorted(MOVED_VALUES))
+def test_a_moved_key_still_works_in_a_file_and_says_its_new_name(tmp_path, capsys, key):
+    value = MOVED_VALUES[key]
+    path = write(tmp_path, yaml.safe_dump({"prior": {"name": "mm", key: value}}))
+    params = load_config(path)
+    assert getattr(params.search, key) == value and params.prior.name == "mm"
+    assert params == load_config(write(tmp_path, yaml.safe_dump({"search": {key: value}, "prior": {"name": "mm"}})))
+    err = capsys.readouterr().err
+    assert err == f"tesuji: deprecated ({path}): prior.{key} is now search.{key}; the old name will stop working\n"
+
+
+@pytest.mark.parametrize("key", sorted(MOVED_VALUES))
+def test_a_moved_key_still_works_in_set_and_says_its_new_name(capsys, key):
+    text = str(MOVED_VALUES[key]).lower() if isinstance(MOVED_VALUES[key], bool) else str(MOVED_VALUES[key])
+    assert load_config(None, [f"prior.{key}={text}"]) == load_config(None, [f"search.{key}={text}"])
+    assert capsys.readouterr().err == (f"tesuji: deprecated (--set): prior.{key} is now search.{key}; "
+                                       f"the old name will stop working\n")
+
+
+def test_a_moved_key_is_checked_under_its_new_name(tmp_path):
+    with pytest.raises(ConfigError, match=r"^search\.temperature: must be > 0, got 0\.0"):
+        load_config(None, ["prior.temperature=0"])
+    with pytest.raises(ConfigError, match=r"^search\.pw_c: must be <= 1"):
+        load_config(write(tmp_path, "prior:\n  pw_c: 2\n"))
+
+
+def test_a_file_giving_the_old_and_the_new_key_fails_naming_the_new_key(tmp_path):
+    path = write(tmp_path, "search:\n  additive_scale: 0.06\nprior:\n  additive_scale: 0.03\n")
+    with pytest.raises(ConfigError, match=r"^prior\.additive_scale: moved to search\.additive_scale, which the "
+                                          r"file gives too; keep search\.additive_scale only$"):
+        load_config(path)
+
+
+def test_no_prior_has_one_name_and_the_old_uniform_still_works(tmp_path, capsys):
+    assert EngineParams().reading.prior == "none"
+    assert load_config(None, preset="none").prior.name == "none"
+    assert load_config(None, ["reading.prior=uniform"]).reading.prior == "none"
+    assert capsys.readouterr().err == ("tesuji: deprecated (--set): reading.prior: uniform is now none; "
+                                       "the old name will stop working\n")
+    path = write(tmp_path, "reading:\n  prior: uniform\n")
+    assert load_config(path) == EngineParams()
+    assert "reading.prior: uniform is now none" in capsys.readouterr().err
+
+
+def test_cli_takes_an_old_key_with_one_line_on_stderr():
+    result = subprocess.run([sys.executable, "-m", "gtp.cli", "gtp", "--set", "search.playouts=10",
+                             "--set", "prior.additive_scale=0.06"], cwd=ROOT, input=b"name\nquit\n",
+                            capture_output=True, timeout=60, env=dict(os.environ, PYTHONPATH=str(ROOT)))
+    assert result.returncode == 0 and result.stdout == b"= Tesuji\n\n= \n\n"
+    assert result.stderr.decode() == ("tesuji: deprecated (--set): prior.additive_scale is now "
+                                      "search.additive_scale; the old name will stop working\n")

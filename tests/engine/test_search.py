@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from engine.board import BLACK, PASS, WHITE, Board
-from engine.params import PlayoutParams, PriorParams, SearchParams
+from engine.params import PlayoutParams, SearchParams
 from engine.search import Search
 from tests.boards import board_from_ascii, play_moves, vertex
 
@@ -313,7 +313,7 @@ def test_prior_is_asked_once_per_expansion_and_cached_in_the_children():
     board = Board(5)
     target = board.point(2, 2)
     prior = FixedPrior(2 * 5 + 2, 5)
-    s = Search(SearchParams(seed=1), PlayoutParams(), prior, prior_params=PriorParams(pw=False))
+    s = Search(SearchParams(seed=1, pw=False), PlayoutParams(), prior)
     s.set_root(board)
     s.run(playouts=300)
     kids = {c["move"]: c for c in s.root_children()}
@@ -329,8 +329,8 @@ def test_progressive_widening_opens_children_in_prior_order():
     board = Board(5)
     target = board.point(0, 0)                           # a poor move the prior insists on
     prior = FixedPrior(0, 5)
-    params = PriorParams(pw=True, pw_init=1, pw_a=1000.0)  # the second child opens very late
-    s = Search(SearchParams(seed=1), PlayoutParams(), prior, prior_params=params)
+    params = SearchParams(seed=1, pw=True, pw_init=1, pw_a=1000.0)  # the second child opens very late
+    s = Search(params, PlayoutParams(), prior)
     s.set_root(board)
     s.run(playouts=200)
     visited = [c for c in s.root_children() if c["visits"] > 0]
@@ -429,7 +429,7 @@ def test_additive_prior_term_decides_between_equal_moves():
     board = board_from_ascii(SETTLED, komi=-30.0, to_play=BLACK)
     target = vertex(board, "C5")
     prior = FixedPrior(4 * 5 + 2, 5)
-    s = Search(SearchParams(seed=1), PlayoutParams(), prior, prior_params=PriorParams(additive=True, pw=False))
+    s = Search(SearchParams(seed=1, additive=True, pw=False), PlayoutParams(), prior)
     s.set_root(board)
     s.run(playouts=200)
     kids = s.root_children()
@@ -446,8 +446,8 @@ def test_virtual_wins_lead_the_search_to_the_prior_move_among_equal_moves():
     prior = FixedPrior(4 * 5 + 2, 5)
 
     def root(virtual_wins: float) -> list[dict]:
-        params = PriorParams(additive=False, pw=False, virtual_wins=virtual_wins)
-        s = Search(SearchParams(seed=1, n_threads=1), PlayoutParams(), prior, prior_params=params)
+        params = SearchParams(seed=1, n_threads=1, additive=False, pw=False, virtual_wins=virtual_wins)
+        s = Search(params, PlayoutParams(), prior)
         s.set_root(board)
         s.run(playouts=300)
         assert all(c["winrate"] == 0.0 for c in s.root_children() if c["visits"])
@@ -458,32 +458,32 @@ def test_virtual_wins_lead_the_search_to_the_prior_move_among_equal_moves():
     assert root(-1.0)[0]["move"] != target              # without them a tie-break decides
 
 
-def visits_with(board: Board, prior_params: PriorParams, playouts: int) -> list[tuple[int, int]]:
+def visits_with(board: Board, knobs: dict, playouts: int) -> list[tuple[int, int]]:
     prior = FixedPrior((board.size // 2) * board.size + board.size // 2, board.size)   # the centre
-    s = Search(SearchParams(seed=2, n_threads=1), PlayoutParams(), prior, prior_params=prior_params)
+    s = Search(SearchParams(seed=2, n_threads=1, **knobs), PlayoutParams(), prior)
     s.set_root(board)
     s.run(playouts=playouts)
     return [(c["move"], c["visits"]) for c in s.root_children()]
 
 
 def test_virtual_wins_default_to_160_from_15x15_up_and_to_40_below():
-    assert [PriorParams().virtual_wins_for(n) for n in (9, 13, 15, 19)] == [40.0, 40.0, 160.0, 160.0]
-    assert PriorParams(virtual_wins=-1).virtual_wins_for(19) == 0.0
-    assert PriorParams(virtual_wins=112).virtual_wins_for(9) == 112.0
+    assert [SearchParams().virtual_wins_for(n) for n in (9, 13, 15, 19)] == [40.0, 40.0, 160.0, 160.0]
+    assert SearchParams(virtual_wins=-1).virtual_wins_for(19) == 0.0
+    assert SearchParams(virtual_wins=112).virtual_wins_for(9) == 112.0
     small, large = Board(9), Board(19)
-    by_board, off = PriorParams(additive=False), PriorParams(additive=False, virtual_wins=-1)
+    by_board, off = dict(additive=False), dict(additive=False, virtual_wins=-1)
     small_led = visits_with(small, by_board, 300)
-    assert small_led == visits_with(small, PriorParams(additive=False, virtual_wins=40), 300)
+    assert small_led == visits_with(small, dict(additive=False, virtual_wins=40), 300)
     assert small_led != visits_with(small, off, 300)
     led, plain = visits_with(large, by_board, 300), visits_with(large, off, 300)
-    assert led == visits_with(large, PriorParams(additive=False, virtual_wins=160), 300)
+    assert led == visits_with(large, dict(additive=False, virtual_wins=160), 300)
     assert led[0][0] == large.point(9, 9) and led[0][1] > 250 > plain[0][1]   # the prior's centre takes most
 
 
 def test_virtual_wins_do_nothing_without_a_prior():
     board = Board(5)
     plain = Search(SearchParams(seed=3, n_threads=1), PlayoutParams())
-    given = Search(SearchParams(seed=3, n_threads=1), PlayoutParams(), prior_params=PriorParams(virtual_wins=40.0))
+    given = Search(SearchParams(seed=3, n_threads=1, virtual_wins=40.0), PlayoutParams())
     for s in (plain, given):
         s.set_root(board)
         s.run(playouts=300)

@@ -5,6 +5,7 @@ import time
 import numpy as np
 import pytest
 
+from engine.config import knobs
 from engine.params import EngineParams, SearchParams
 from engine.player import Player
 from gtp.gogui import GoGuiCommands, ViewCommands, _count
@@ -151,6 +152,7 @@ def test_dead_stones_and_score_entries(engine):
 
 def test_param_lists_and_sets_runtime_options(engine):
     lines = engine.ok("tesuji-param").split("\n")
+    assert [line.split()[1] for line in lines] == [k for k, f in knobs().items() if f.metadata["runtime"]]
     assert "[bool] gtp.live_gfx 0" in lines and "[bool] search.ponder 0" in lines
     assert all(re.fullmatch(r"\[(bool|string)\] [a-z_.]+ \S+", x) for x in lines)
     engine.ok("tesuji-param search.ponder 1")

@@ -249,3 +249,11 @@ def test_ko_results_in_gnugo_format():
     assert re.fullmatch(r"= T C3 nodes=\d+ p=1 L=2 code=2\n\n", reply(server, "bps_solve B3"))
     assert reply(server, "trymove white C3") == "= \n\n"         # White connects: no ko left
     assert reply(server, "attack B3") == "= 0\n\n"
+
+
+def test_bps_config_reads_the_old_name_of_no_leaf_prior_and_says_the_new_one(server, capsys):
+    assert reply(server, "bps_config prior=hier") == "= \n\n"
+    assert reply(server, "bps_config prior=uniform") == "= \n\n"
+    assert server.handlers["bps_config"].__self__.settings.prior == "none"
+    assert "\nprior=none\n" in reply(server, "bps_config") + "\n"
+    assert "reading.prior: uniform is now none" in capsys.readouterr().err

@@ -335,7 +335,7 @@ def test_training_keeps_each_tree_and_a_larger_forest_reuses_them(tmp_path, data
 def test_the_preset_plays_with_the_shipped_forest():
     params = load_config(str(Path(__file__).resolve().parents[2] / "configs" / "spt.yaml"))
     prior = load_prior(params.prior.name, params.prior.model)
-    assert isinstance(prior, SPTPrior) and params.prior.additive
+    assert isinstance(prior, SPTPrior) and params.search.additive
     board = Board(N)
     board.play(board.point(15, 15), BLACK)          # Q16
     p = prior.evaluate(board, WHITE)
