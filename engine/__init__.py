@@ -5,8 +5,10 @@ Owns the Go logic. Knows nothing of learned models (it receives a prior as an ob
 
 - `rng.pxd`      PCG32 random numbers, one state per thread
 - `board`        rules: stones, groups, liberties, captures, ko, Zobrist hashing, 3x3 codes, area scoring
-- `policy_eyes.pxd`, `policy_ladder.pxd`  inline helpers of the playout policy: small eye spaces (nakade
-                 vital points, dead shapes, useful self-ataris) and a one-line ladder reader
+- `ladder`       ladder reading: the playout policy's one-line reader (inline) and the move features'
+                 bounded depth-first reader
+- `policy_eyes.pxd`, `policy_replies.pxd`  inline helpers of the playout policy: small eye spaces (nakade
+                 vital points, dead shapes, useful self-ataris) and the last good replies
 - `playout`      the fast playout policy (captures, escapes, 3x3 shapes, self-atari and eye filters, and
                  the optional ko, ladder, nakade and fill-board rules)
 - `params`       typed parameters of every component

@@ -10,7 +10,6 @@ or of GTP. Modules, in dependency order:
 - `modelfile`     `.npz` model files with a JSON header, read without pickles (every model kind)
 - `base`          the `Prior` interface, `register`, the registry and its discovery, `load_prior`
 - `dataset`       positions streamed from the expert game archives: split, sampling, symmetries
-- `ladder`        a bounded, deterministic ladder reader (Cython, nogil)
 - `features`      the move features shared by training and play (Cython, nogil)
 - `groups`        the feature-group layout the models share (named sets, parameter blocks)
 - `patterns`      large circular patterns: harvesting and the matched set

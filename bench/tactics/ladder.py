@@ -1,4 +1,4 @@
-"""The simple ladder reader (priors.ladder, a feature of the move priors) against the solver (PP, local
+"""The move features' ladder reader (engine.ladder's deep reader) against the solver (PP, local
 generator, L = 3) on the two-liberty blocks of KGS games, with GnuGo's `attack` as the reference for both
 when GnuGo is installed; `--ladder-dump DIR` writes an SGF of every block the solver captures and GnuGo
 does not, with the solver's line."""
@@ -57,7 +57,7 @@ def ladder_params(budget: int) -> tactics.TacticsParams:
 
 
 def compare_ladder(item: tuple, budget: int) -> tuple:
-    from priors.ladder import is_ladder_attack
+    from engine.ladder import is_ladder_attack
     board, stone = item
     ladder = is_ladder_attack(board, stone)
     r = tactics.solve(board, stone, params=ladder_params(budget))
