@@ -31,8 +31,9 @@ from typing import Iterator
 import numpy as np
 
 from bench.records import git_state
-from engine.board import BLACK, COLUMNS, PASS, WHITE, Board, IllegalMove
+from engine.board import BLACK, PASS, WHITE, Board, IllegalMove
 from engine.config import ConfigError, load_config
+from engine.coords import VertexError, point_to_vertex, vertex_to_point
 from engine.game import Game
 from engine.params import EngineParams
 from engine.search import Search
@@ -64,17 +65,19 @@ class Opening:
 # -- vertices and positions -----------------------------------------------------------------------------------
 
 def vertex(board: Board, point: int) -> str:
-    row, col = board.coords(point)
-    return f"{COLUMNS[col]}{row + 1}"
+    return point_to_vertex(point, board.size)
 
 
-def parse_vertex(text: str, size: int) -> tuple[int, int]:
-    """A GTP vertex (`D4`, no `I`; not pass) as (row, col) of a size x size board; ValueError otherwise."""
-    t = text.upper()
-    col = COLUMNS.find(t[:1]) if t[:1] else -1
-    if not 0 <= col < size or not t[1:].isdigit() or not 1 <= int(t[1:]) <= size:
+def parse_point(text: str, size: int) -> int:
+    """An opening move (a vertex such as `D4`; not pass) as a point of a size x size board; ValueError
+    otherwise."""
+    try:
+        point = vertex_to_point(text, size)
+    except VertexError:
+        point = PASS
+    if point == PASS:
         raise ValueError(f"{text!r} is not a vertex of the {size}x{size} board")
-    return int(t[1:]) - 1, col
+    return point
 
 
 def play_moves(moves: tuple[str, ...] | list[str], size: int, komi: float = 7.5) -> Game:
@@ -82,7 +85,7 @@ def play_moves(moves: tuple[str, ...] | list[str], size: int, komi: float = 7.5)
     game = Game(size, komi)
     for n, text in enumerate(moves):
         color = BLACK if n % 2 == 0 else WHITE
-        point = game.board.point(*parse_vertex(text, size))
+        point = parse_point(text, size)
         try:
             game.play(color, point, superko=True)
         except IllegalMove as err:

@@ -4,6 +4,7 @@ Owns the Go logic. Knows nothing of learned models (it receives a prior as an ob
 `evaluate(board, color)`) or of GTP text. Modules, in dependency order:
 
 - `rng.pxd`      PCG32 random numbers, one state per thread
+- `coords`       vertex names (`D4`, `pass`) <-> points, with one point in every notation
 - `board`        rules: stones, groups, liberties, captures, ko, Zobrist hashing, 3x3 codes, area scoring
 - `ladder`       ladder reading: the playout policy's one-line reader (inline) and the move features'
                  bounded depth-first reader

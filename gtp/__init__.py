@@ -1,8 +1,8 @@
 """The GTP front end: protocol, command groups and the `tesuji` command line.
 
-Parses and answers; holds no Go logic beyond vertex conversion. Modules, in dependency order:
+Parses and answers; holds no Go logic (vertex names are converted by `engine.coords`). Modules, in
+dependency order:
 
-- `coords`     vertex text <-> engine points
 - `protocol`   GTP v2 framing: preprocessing, ids, `=`/`?` replies, error handling, background jobs
                (streams, `# interrupt`)
 - `commands`   standard GTP v2 commands and common extensions

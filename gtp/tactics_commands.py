@@ -36,7 +36,7 @@ from engine import tactics
 from engine.config import ConfigError, apply_override
 from engine.params import READING_MAX_NODES, TACTICS_METHODS, EngineParams, ReadingParams
 from gtp.commands import expect_args, parse_color, parse_vertex
-from gtp.coords import PASS, point_to_vertex
+from engine.coords import PASS, point_to_vertex
 from gtp.protocol import CommandGroup, GtpError
 
 

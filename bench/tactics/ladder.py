@@ -17,7 +17,7 @@ from pathlib import Path
 from engine import tactics
 from engine.board import BLACK, WHITE, Board
 from engine.game import Game
-from gtp.coords import point_to_vertex
+from engine.coords import point_to_vertex
 
 def ladder_positions(data_dir: Path, n_games: int, every: int = 10) -> list[tuple[Board, int]]:
     """(position, stone) for every block of 2 liberties in every `every`-th position of the first

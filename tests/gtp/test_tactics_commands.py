@@ -17,7 +17,7 @@ from engine.config import load_config
 from engine.game import Game
 from engine.params import EngineParams, ReadingParams
 from engine.tactics import Solver
-from gtp.coords import PASS, vertex_to_point
+from engine.coords import PASS, vertex_to_point
 from gtp.protocol import GtpServer
 from gtp.server import build_leaf_prior
 from gtp.tactics_commands import TacticsCommands, gnugo_vertex
