@@ -1,7 +1,9 @@
 """The engine core: rules, playouts, tree search, time control and scoring.
 
-Owns the Go logic. Knows nothing of learned models (it receives a prior as an object with
-`evaluate(board, color)`) or of GTP text. Modules, in dependency order:
+Owns the Go logic. Knows nothing of the move priors' models (the search receives a prior as an object
+with `evaluate(board, color)`). The tactical solver's leaf priors, which learn from the solver's own
+searches, live with it in `tactics/`. Knows nothing of the GTP protocol beyond vertex names
+(`coords`). Modules, in dependency order:
 
 - `rng.pxd`      PCG32 random numbers, one state per thread
 - `coords`       vertex names (`D4`, `pass`) <-> points, with one point in every notation
@@ -17,9 +19,10 @@ Owns the Go logic. Knows nothing of learned models (it receives a prior as an ob
 - `tree`         the node store: a preallocated C array, children contiguous, compaction for reuse
 - `search`       UCT with RAVE: selection, expansion, backup, threads, tree reuse
 - `game`         the game record: moves, undo, handicap, positional superko, SGF
+- `modelfile`    `.npz` model files with a JSON header, read without pickles (every learned model's)
 - `tactics/`     capture reading, a package (its `__init__` lists its modules): Bayesian proof search and
-                 proof-number search on one node store, the capture goal, GnuGo's reading results; the
-                 learned leaf priors it can use live in `priors.leaf_priors`
+                 proof-number search on one node store, the capture goal, GnuGo's reading results, and
+                 the learned leaf priors that guide it
 - `timecontrol`  how long to think under absolute, byo-yomi and Canadian time
 - `scoring`      dead stones and final score from playout ownership
 - `ponder`       searching on the opponent's time and in sliced runs for analysis output

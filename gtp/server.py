@@ -13,6 +13,7 @@ import engine
 from engine.config import ConfigError
 from engine.params import EngineParams, PriorParams
 from engine.player import Player
+from engine.tactics.leafpriors import CALIBRATED, load_leaf_prior, make_leaf_prior
 from gtp.analysis import KataAnalysisCommands, LzAnalysisCommands
 from gtp.commands import StandardCommands
 from gtp.gogui import GoGuiCommands, LiveGfx, ViewCommands
@@ -20,7 +21,6 @@ from gtp.kgs import KgsCommands
 from gtp.protocol import GtpServer
 from gtp.tactics_commands import TacticsCommands
 from priors.base import load_prior
-from priors.leaf_priors import CALIBRATED, load_leaf_prior, make_leaf_prior
 
 
 def build_move_prior(p: PriorParams):

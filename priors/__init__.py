@@ -1,13 +1,12 @@
-"""Learned models: the move priors behind one interface, their shared features and training, and the
-tactical solver's leaf priors.
+"""Learned models: the move priors behind one interface, their shared features and training.
 
 A move prior maps a position to a probability per point (pass last). Each kind is a subpackage whose
 class registers itself by name (`@register`), found by `priors.base.registered()` without any list:
 a new prior is one folder here and one preset in `configs/`. This package knows Go only through
-`engine.board` (and `engine.tactics` for the leaf priors' tables); it knows nothing of the search
-or of GTP. Modules, in dependency order:
+`engine.board` (and `engine.ladder`, `engine.modelfile`); it knows nothing of the search or of GTP. The
+tactical solver's leaf priors live with the solver (`engine.tactics`). Modules, in dependency order:
 
-- `modelfile`     `.npz` model files with a JSON header, read without pickles (every model kind)
+- `modelfile`     `engine.modelfile`'s `.npz` + JSON header files, and the fields trained priors add
 - `base`          the `Prior` interface, `register`, the registry and its discovery, `load_prior`
 - `dataset`       positions streamed from the expert game archives: split, sampling, symmetries
 - `features`      the move features shared by training and play (Cython, nogil)
@@ -23,5 +22,4 @@ or of GTP. Modules, in dependency order:
 - `datacache`     the extracted training data kept under `cache_dir` and read back
 - `train`         `python -m priors.train CONFIG.yaml`, fitting whichever prior `model:` names (its accuracy
                   on unseen games: `python -m bench.predict`)
-- `leaf_priors`   the tactical solver's learned leaf priors (Beta, hierarchical Gaussian)
 """
