@@ -32,11 +32,11 @@ import numpy as np
 
 from bench.records import git_state
 from engine.board import BLACK, PASS, WHITE, Board, IllegalMove
+from engine.builder import build_search, load_move_prior
 from engine.config import ConfigError, load_config
 from engine.coords import VertexError, point_to_vertex, vertex_to_point
 from engine.game import Game
 from engine.params import EngineParams
-from engine.search import Search
 from priors.base import load_prior
 from priors.dataset import DEFAULT_ARCHIVES, DataError, GameDataset, GameError, replay
 
@@ -201,7 +201,7 @@ class Judge:
     """The default engine's search at fixed playouts: the win rate of the side to move after an opening."""
 
     def __init__(self, params: EngineParams, prior, playouts: int):
-        self.search = Search(params.search, params.playout, prior, prior_params=params.prior)
+        self.search = build_search(params, prior)
         self.playouts = playouts
 
     def winrate(self, moves: list[str], size: int) -> float:
@@ -221,7 +221,7 @@ def build(size: int, count: int, data: str | None, playouts: int, window: tuple[
     """Up to `count` balanced, distinct openings ((moves, win rate) in the order found) and the number of
     candidates judged."""
     params = engine_params(playouts, seed)
-    prior = load_prior(params.prior.name, params.prior.model)
+    prior = load_move_prior(params.prior, load_prior)
     judge = Judge(params, prior, playouts)
     source = archive_openings(data, seed) if size == 19 else self_play_openings(prior, size, seed)
     kept: list[tuple[list[str], float]] = []

@@ -1,7 +1,8 @@
-"""The engine core: rules, playouts, tree search, time control and scoring.
+"""The engine core: rules, playouts, tree search, time control, scoring, and the builder of a player.
 
-Owns the Go logic. Knows nothing of the move priors' models (the search receives a prior as an object
-with `evaluate(board, color)`). The tactical solver's leaf priors, which learn from the solver's own
+Owns the Go logic. Knows nothing of the move priors' models: the search receives a prior as an object
+with `evaluate(board, color)`, and the builder loads one through the loader its caller hands over
+(`priors.base.load_prior`). The tactical solver's leaf priors, which learn from the solver's own
 searches, live with it in `tactics/`. Knows nothing of the GTP protocol beyond vertex names
 (`coords`). Modules, in dependency order:
 
@@ -27,6 +28,8 @@ searches, live with it in `tactics/`. Knows nothing of the GTP protocol beyond v
 - `scoring`      dead stones and final score from playout ownership
 - `ponder`       searching on the opponent's time and in sliced runs for analysis output
 - `player`       a game plus a search: genmove, final_score, final_status_list
+- `builder`      players and searches from parameters (the move prior through the caller's loader), and
+                 the solver's leaf prior that `reading.prior` names: for gtp.server and in-process benches
 """
 
 __version__ = "0.1.0"

@@ -11,7 +11,7 @@ dependency order:
 - `gogui`      GoGui analyze commands and views, interrupt, live graphics, parameters
 - `tactics_commands` attack / defend in GnuGo's format (its regression files run unchanged), solver queries,
                `bps_config` (the `reading:` settings)
-- `server`     the wiring: the player's move prior, the reading leaf prior, every command group around
-               one player, and serving on stdin/stdout
+- `server`     the wiring: the player from the engine's builder, every command group around it, and
+               serving on stdin/stdout
 - `cli`        `tesuji gtp [--config FILE] [--set key=value ...]`: arguments and configuration, then `server`
 """

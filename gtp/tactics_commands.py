@@ -23,7 +23,7 @@
   rejects the whole command. No argument: every setting, one `KEY=VALUE` a line.
 
 The settings live in the player's configuration (`player.params.reading`); the leaf prior that
-`reading.prior` names is built by the function the server hands over (`gtp.server.build_leaf_prior`).
+`reading.prior` names is built by the function the server hands over (`engine.builder.build_leaf_prior`).
 Handlers validate everything before changing anything; a bad vertex or option is a GTP error.
 """
 from __future__ import annotations

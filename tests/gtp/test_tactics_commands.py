@@ -19,7 +19,7 @@ from engine.params import EngineParams, ReadingParams
 from engine.tactics import Solver
 from engine.coords import PASS, vertex_to_point
 from gtp.protocol import GtpServer
-from gtp.server import build_leaf_prior
+from engine.builder import build_leaf_prior
 from gtp.tactics_commands import TacticsCommands, gnugo_vertex
 from engine.tactics.leafpriors import HierGaussPrior
 from tests.boards import board_from_ascii, vertex
