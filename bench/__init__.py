@@ -1,6 +1,10 @@
 """Benchmarks and experiments, one module per question, each runnable as `python -m bench.<name>`.
 
-Engines are driven only through GTP subprocesses, ours included. Results go under `bench/results/<bench>/<slug>/`.
+Games are played only between GTP subprocesses, ours included (`match`, `league`, `regress`, `scorecheck`,
+the tactics bench's B3), so a match measures what a user gets. Measurements inside one process (`speed`,
+`prior_cost`, the judge of `openings`) build the engine with the engine's own builder (`engine.builder`);
+the solver's B1, B2 and ladder check and `rules` call `engine.tactics` and `engine.board` directly. No
+bench imports `gtp`. Results go under `bench/results/<bench>/<slug>/`.
 
 - `records`      where a record goes (`results_folder`), its run.json with the commit and machine of each
                  invocation, items and summaries (with the figures the results page reads), plots
@@ -15,6 +19,7 @@ Engines are driven only through GTP subprocesses, ours included. Results go unde
                  game records
 - `sgf`          a match game as SGF, and `python -m bench.sgf`, which writes a run's SGFs from its records
 - `league`       round robins between any engines on the match harness, rated by `ratings` (Bradley-Terry Elo)
+- `openings`     balanced opening suites for paired games: built with the default engine's judge, loaded checked
 - `paired`       two match runs against the same opponent, compared game by game
 - `scorecheck`   our `final_score` against GnuGo's on finished match games
 - `speed`        playouts per second of the search and of raw playouts

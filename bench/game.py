@@ -33,7 +33,7 @@ import time
 from dataclasses import dataclass
 
 from bench.gameclock import GameClock, TimeSettings
-from bench.gtpclient import EngineFault, GtpEngine, GtpError
+from bench.gtpclient import EngineFault, ErrorReply, GtpEngine
 from bench.matchconfig import EngineSpec
 from bench.position import Position, format_vertex, parse_vertex
 
@@ -212,7 +212,7 @@ class GameRunner:
         t0 = time.monotonic()
         try:
             reply = self.engines[role].send(f"{command} {colour}", timeout=timeout)
-        except GtpError as e:
+        except ErrorReply as e:
             raise Fault(role, "error", f"{command} {colour} failed: {e}") from None
         except EngineFault as e:
             if e.kind == "timeout" and timeout is not None and timeout < self._spec(role).timeout:
@@ -235,13 +235,13 @@ class GameRunner:
         if "referee" in self.engines:
             try:
                 self._call("referee", f"play {colour} {self.moves[-1]}")
-            except GtpError as e:
+            except ErrorReply as e:
                 return f"{role} ({colour.upper()}) played {self.moves[-1]}: referee rejected it ({e})"
         self.position.play(move, colour)
         receiver = self.role_of[other(colour)]
         try:
             self._call(receiver, f"play {colour} {self.moves[-1]}")
-        except GtpError as e:
+        except ErrorReply as e:
             raise Fault(receiver, "rejected", f"rejected the legal move {colour.upper()} {self.moves[-1]}: {e}")
         return None
 
@@ -254,7 +254,7 @@ class GameRunner:
             try:
                 dead = [parse_vertex(v, self.task.board_size)
                         for v in self._call("referee", "final_status_list dead").split()]
-            except (GtpError, Fault, ValueError) as e:
+            except (ErrorReply, Fault, ValueError) as e:
                 self.notes.append(f"referee could not list the dead stones: {e}")
         # Chinese rules: White is also compensated one point per handicap stone (as GnuGo counts).
         score = self.position.area_score(dead) - self.task.komi - self.task.handicap
@@ -273,7 +273,7 @@ class GameRunner:
         if "referee" in self.engines:
             try:
                 referee = self._call("referee", "final_score").split()[0]
-            except (GtpError, Fault, IndexError) as e:
+            except (ErrorReply, Fault, IndexError) as e:
                 self.notes.append(f"referee could not score: {e}")
         return referee, self._engine_results()
 
@@ -285,7 +285,7 @@ class GameRunner:
             try:
                 if self._supports(role, "final_score"):
                     results[role] = self._call(role, "final_score").split()[0]
-            except (GtpError, Fault, IndexError) as e:
+            except (ErrorReply, Fault, IndexError) as e:
                 self.notes.append(f"{role} final_score failed: {e}")
         return results
 
@@ -329,7 +329,7 @@ class GameRunner:
         """A command whose `? error` is the engine's fault."""
         try:
             return self._call(role, command)
-        except GtpError as e:
+        except ErrorReply as e:
             raise Fault(role, "error", f"{command!r} failed: {e}") from None
 
     def _place_handicap(self) -> None:
@@ -341,7 +341,7 @@ class GameRunner:
             try:
                 reply = self._call(role, command)
                 placements[role] = sorted(parse_vertex(v, self.task.board_size) for v in reply.split())
-            except (GtpError, ValueError) as e:
+            except (ErrorReply, ValueError) as e:
                 raise Fault(role, "error", f"{command!r} failed: {e}") from None
         reference = placements["player"]
         for role, stones in placements.items():

@@ -4,7 +4,8 @@ The controller side of GTP v2 (spec 2.6, 2.7): one command line out, one reply b
 ending at an empty line. Every way an engine can fail is told apart, because a match records
 them differently:
 
-- `GtpError`     the engine answered `? message` (it is alive and in sync);
+- `ErrorReply`   the engine answered `? message` (it is alive and in sync; the server side of
+                 that reply is `gtp.protocol.GtpError`, which benches do not import);
 - `EngineFault`  it crashed (stdout closed), hung past the timeout (it is then killed), or wrote
                  something that is not a GTP reply. `kind` is "crash", "timeout" or "protocol".
 
@@ -27,7 +28,7 @@ STDERR_LINES = 20        # stderr lines kept for fault messages
 QUIT_GRACE = 2.0         # seconds an engine gets to exit after `quit` before it is killed
 
 
-class GtpError(Exception):
+class ErrorReply(Exception):
     """The engine answered a command with `? message`."""
 
 
@@ -118,7 +119,7 @@ class GtpEngine:
     # -- commands ----------------------------------------------------------------------------
 
     def send(self, command: str, timeout: float | None = None) -> str:
-        """Send one command and return its reply; GtpError on `?`, EngineFault on a failure."""
+        """Send one command and return its reply; ErrorReply on `?`, EngineFault on a failure."""
         if self.proc is None:
             raise EngineFault("crash", f"{self.label}: not running")
         ident = self._next_id
@@ -130,14 +131,14 @@ class GtpEngine:
             self._fail("crash", f"died before {command!r}")
         ok, text = self._read_reply(ident, command, self.timeout if timeout is None else timeout)
         if not ok:
-            raise GtpError(text)
+            raise ErrorReply(text)
         return text
 
     def supports(self, command: str) -> bool:
         if self._commands is None:
             try:
                 self._commands = set(self.send("list_commands").split())
-            except GtpError:
+            except ErrorReply:
                 self._commands = set()
         return command in self._commands
 
@@ -147,7 +148,7 @@ class GtpEngine:
         if self.supports("cputime"):
             try:
                 return float(self.send("cputime"))
-            except (GtpError, ValueError):
+            except (ErrorReply, ValueError):
                 pass
         return _proc_cpu_seconds(self.pid)
 

@@ -67,7 +67,7 @@ from tqdm import tqdm
 
 from bench import report
 from bench.game import GameTask, play_game
-from bench.gtpclient import EngineFault, GtpEngine, GtpError
+from bench.gtpclient import EngineFault, ErrorReply, GtpEngine
 from bench.matchconfig import ConfigError, EngineSpec, MatchConfig, fill, load_config
 from bench.records import append_jsonl, iter_jsonl, read_jsonl, read_run, start_run, write_summary
 
@@ -101,7 +101,7 @@ def probe(spec: EngineSpec, what: str, cfg: MatchConfig) -> EngineInfo:
         for command in [f"boardsize {cfg.board_size}", "clear_board"] + spec.setup_for(cfg.seed, 0) + timed:
             try:
                 engine.send(command)
-            except GtpError as e:
+            except ErrorReply as e:
                 raise RunError(f"{what}: {command!r} failed: {e} (command: {spec.command})") from None
     except EngineFault as e:
         raise RunError(f"{what}: {e} (command: {spec.command})") from None
@@ -113,7 +113,7 @@ def probe(spec: EngineSpec, what: str, cfg: MatchConfig) -> EngineInfo:
 def _ask(engine: GtpEngine, command: str) -> str:
     try:
         return " ".join(engine.send(command).split())
-    except GtpError:
+    except ErrorReply:
         return ""
 
 

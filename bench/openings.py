@@ -31,11 +31,12 @@ from typing import Iterator
 import numpy as np
 
 from bench.records import git_state
-from engine.board import BLACK, COLUMNS, PASS, WHITE, Board, IllegalMove
+from engine.board import BLACK, PASS, WHITE, Board, IllegalMove
+from engine.builder import build_search, load_move_prior
 from engine.config import ConfigError, load_config
+from engine.coords import VertexError, point_to_vertex, vertex_to_point
 from engine.game import Game
 from engine.params import EngineParams
-from engine.search import Search
 from priors.base import load_prior
 from priors.training.dataset import DEFAULT_ARCHIVES, DataError, GameDataset, GameError, replay
 
@@ -64,17 +65,19 @@ class Opening:
 # -- vertices and positions -----------------------------------------------------------------------------------
 
 def vertex(board: Board, point: int) -> str:
-    row, col = board.coords(point)
-    return f"{COLUMNS[col]}{row + 1}"
+    return point_to_vertex(point, board.size)
 
 
-def parse_vertex(text: str, size: int) -> tuple[int, int]:
-    """A GTP vertex (`D4`, no `I`; not pass) as (row, col) of a size x size board; ValueError otherwise."""
-    t = text.upper()
-    col = COLUMNS.find(t[:1]) if t[:1] else -1
-    if not 0 <= col < size or not t[1:].isdigit() or not 1 <= int(t[1:]) <= size:
+def parse_point(text: str, size: int) -> int:
+    """An opening move (a vertex such as `D4`; not pass) as a point of a size x size board; ValueError
+    otherwise."""
+    try:
+        point = vertex_to_point(text, size)
+    except VertexError:
+        point = PASS
+    if point == PASS:
         raise ValueError(f"{text!r} is not a vertex of the {size}x{size} board")
-    return int(t[1:]) - 1, col
+    return point
 
 
 def play_moves(moves: tuple[str, ...] | list[str], size: int, komi: float = 7.5) -> Game:
@@ -82,7 +85,7 @@ def play_moves(moves: tuple[str, ...] | list[str], size: int, komi: float = 7.5)
     game = Game(size, komi)
     for n, text in enumerate(moves):
         color = BLACK if n % 2 == 0 else WHITE
-        point = game.board.point(*parse_vertex(text, size))
+        point = parse_point(text, size)
         try:
             game.play(color, point, superko=True)
         except IllegalMove as err:
@@ -198,7 +201,7 @@ class Judge:
     """The default engine's search at fixed playouts: the win rate of the side to move after an opening."""
 
     def __init__(self, params: EngineParams, prior, playouts: int):
-        self.search = Search(params.search, params.playout, prior)
+        self.search = build_search(params, prior)
         self.playouts = playouts
 
     def winrate(self, moves: list[str], size: int) -> float:
@@ -218,7 +221,7 @@ def build(size: int, count: int, data: str | None, playouts: int, window: tuple[
     """Up to `count` balanced, distinct openings ((moves, win rate) in the order found) and the number of
     candidates judged."""
     params = engine_params(playouts, seed)
-    prior = load_prior(params.prior.name, params.prior.model)
+    prior = load_move_prior(params.prior, load_prior)
     judge = Judge(params, prior, playouts)
     source = archive_openings(data, seed) if size == 19 else self_play_openings(prior, size, seed)
     kept: list[tuple[list[str], float]] = []

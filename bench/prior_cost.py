@@ -21,9 +21,10 @@ from pathlib import Path
 
 from bench import records
 from engine.board import Board
+from engine.builder import build_search, load_move_prior
 from engine.config import ConfigError, load_config
 from engine.search import Search
-from gtp.server import build_move_prior
+from priors.base import load_prior
 from priors.training.dataset import GameDataset
 
 CONFIGS = ["configs/none.yaml", "configs/fbt.yaml", "configs/mm.yaml", "configs/spt.yaml",
@@ -50,7 +51,7 @@ class Engine:
 
 def engine(config: str, playouts: int) -> Engine:
     params = load_config(config, ["search.n_threads=1", f"search.playouts={playouts}", "search.reuse_tree=false"])
-    return Engine(config, params.prior.name, Search(params.search, params.playout, build_move_prior(params.prior)))
+    return Engine(config, params.prior.name, build_search(params, load_move_prior(params.prior, load_prior)))
 
 
 def positions(data: str, games: int) -> list[Board]:

@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Optional
 
 from bench import records
-from bench.gtpclient import EngineFault, GtpEngine, GtpError, split_command
+from bench.gtpclient import EngineFault, ErrorReply, GtpEngine, split_command
 from bench.match import RunError, locked
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -145,7 +145,7 @@ def _send(engine: GtpEngine, command: str) -> str:
     """The reply; `? message` for an error, `! kind` for a fault (after which the engine restarts)."""
     try:
         return engine.send(command)
-    except GtpError as e:
+    except ErrorReply as e:
         return f"? {e}"
     except EngineFault as e:
         engine.restart()

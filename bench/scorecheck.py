@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from bench.game import same_result
-from bench.gtpclient import EngineFault, GtpEngine, GtpError
+from bench.gtpclient import EngineFault, ErrorReply, GtpEngine
 from bench import records
 from bench.match import RunError, read_games
 from bench.records import RESULTS
@@ -159,7 +159,7 @@ def main(argv: list[str] | None = None) -> int:
                 games = finished_games(run_dir)
                 for record in games[:args.max_games or None]:
                     checks.append(check_game(engine, run_dir.name, record))
-    except (EngineFault, GtpError, RunError) as e:
+    except (EngineFault, ErrorReply, RunError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
     print(format_table(checks))

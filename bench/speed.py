@@ -27,11 +27,12 @@ from pathlib import Path
 
 from bench import records
 from engine.board import Board
+from engine.builder import build_search, load_move_prior
 from engine.config import ConfigError, load_config
 from engine.params import EngineParams, PlayoutParams
 from engine.playout import run_playouts
 from engine.search import Search
-from gtp.server import build_move_prior
+from priors.base import load_prior
 
 PRESETS = Path(__file__).resolve().parent.parent / "configs"
 TARGETS = {9: 15000, 19: 4000}       # playouts/s per thread
@@ -42,7 +43,7 @@ def time_search(size: int, threads: int, seconds: float, seed: int, params: Engi
                 prior) -> tuple[float, float]:
     """(playouts per wall second, per CPU second of this process) of one timed search from the empty board."""
     search_params = dataclasses.replace(params.search, n_threads=threads, seed=seed)
-    search = Search(search_params, params.playout, prior)
+    search = build_search(dataclasses.replace(params, search=search_params), prior)
     search.set_root(Board(size))
     search.run(playouts=200)                       # warm up: the root and first level exist
     search.set_root(Board(size))                   # same position: the tree is kept
@@ -222,7 +223,7 @@ def load_engine(preset: str, overrides: list[str]) -> tuple[EngineParams, object
     """A preset's parameters (with the playout overrides) and its prior, loaded once for every timed run."""
     path = preset if preset.endswith((".yaml", ".yml")) else str(PRESETS / f"{preset}.yaml")
     params = load_config(path, overrides)
-    return params, build_move_prior(params.prior)
+    return params, load_move_prior(params.prior, load_prior)
 
 
 def vars_of(params) -> dict:

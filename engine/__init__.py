@@ -1,12 +1,18 @@
-"""The engine core: rules, playouts, tree search, time control and scoring.
+"""The engine core: rules, playouts, tree search, time control, scoring, and the builder of a player.
 
-Owns the Go logic. Knows nothing of learned models (it receives a prior as an object with
-`evaluate(board, color)`) or of GTP text. Modules, in dependency order:
+Owns the Go logic. Knows nothing of the move priors' models: the search receives a prior as an object
+with `evaluate(board, color)`, and the builder loads one through the loader its caller hands over
+(`priors.base.load_prior`). The tactical solver's leaf priors, which learn from the solver's own
+searches, live with it in `tactics/`. Knows nothing of the GTP protocol beyond vertex names
+(`coords`). Modules, in dependency order:
 
 - `rng.pxd`      PCG32 random numbers, one state per thread
+- `coords`       vertex names (`D4`, `pass`) <-> points, with one point in every notation
 - `board`        rules: stones, groups, liberties, captures, ko, Zobrist hashing, 3x3 codes, area scoring
-- `policy_eyes.pxd`, `policy_ladder.pxd`  inline helpers of the playout policy: small eye spaces (nakade
-                 vital points, dead shapes, useful self-ataris) and a one-line ladder reader
+- `ladder`       ladder reading: the playout policy's one-line reader (inline) and the move features'
+                 bounded depth-first reader
+- `policy_eyes.pxd`, `policy_replies.pxd`  inline helpers of the playout policy: small eye spaces (nakade
+                 vital points, dead shapes, useful self-ataris) and the last good replies
 - `playout`      the fast playout policy (captures, escapes, 3x3 shapes, self-atari and eye filters, and
                  the optional ko, ladder, nakade and fill-board rules)
 - `knobs`        a parameter field's default, bound and meaning, declared once; the check derived from them
@@ -16,13 +22,16 @@ Owns the Go logic. Knows nothing of learned models (it receives a prior as an ob
 - `tree`         the node store: a preallocated C array, children contiguous, compaction for reuse
 - `search`       UCT with RAVE: selection, expansion, backup, threads, tree reuse
 - `game`         the game record: moves, undo, handicap, positional superko, SGF
+- `modelfile`    `.npz` model files with a JSON header, read without pickles (every learned model's)
 - `tactics/`     capture reading, a package (its `__init__` lists its modules): Bayesian proof search and
-                 proof-number search on one node store, the capture goal, GnuGo's reading results; the
-                 learned leaf priors it can use live in `priors.leaf_priors`
+                 proof-number search on one node store, the capture goal, GnuGo's reading results, and
+                 the learned leaf priors that guide it
 - `timecontrol`  how long to think under absolute, byo-yomi and Canadian time
 - `scoring`      dead stones and final score from playout ownership
 - `ponder`       searching on the opponent's time and in sliced runs for analysis output
 - `player`       a game plus a search: genmove, final_score, final_status_list
+- `builder`      players and searches from parameters (the move prior through the caller's loader), and
+                 the solver's leaf prior that `reading.prior` names: for gtp.server and in-process benches
 """
 
 __version__ = "0.1.0"

@@ -634,7 +634,7 @@ cdef float area_score(const BoardState* b) noexcept nogil:
 globals().update(EMPTY=EMPTY, BLACK=BLACK, WHITE=WHITE, EDGE=EDGE, PASS=PASS, RESIGN=RESIGN,
                  MAX_SIZE=MAX_SIZE)
 
-COLUMNS = "ABCDEFGHJKLMNOPQRSTUVWXYZ"   # GTP skips I
+from engine.coords import COLUMNS   # vertex letters: A..Z without I
 def _check_state_layout() -> None:
     """copy_state (board.pxd) knows BoardState's per-point arrays: they must run from `color` to
     `free_index`, in this order, with nothing but alignment padding between them, and `n_free` next."""

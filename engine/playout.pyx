@@ -18,7 +18,7 @@ Each move takes the first rule that yields an acceptable candidate (each rule fi
    the forced answers of rules 2 and 3 (tried first, before them, it lost more at equal playouts).
 5. ladder*: the last move's group has two liberties and an atari catches it in a ladder: play that
    atari; an own group next to the last move has two liberties and the opponent's atari would
-   catch it: extend (Pachi's 2-liberty check with its ladder test; engine/policy_ladder.pxd).
+   catch it: extend (Pachi's 2-liberty check with its ladder test; the line reader of engine/ladder.pxd).
 6. nakade*: an empty region next to the last move is an eye space of 3 to 6 points with a vital
    point: take it, whichever side owns it (engine/policy_eyes.pxd).
 7. 3x3 shapes: an empty 8-neighbour of the last two moves matches a MoGo pattern (Gelly et al. 2006:
@@ -49,7 +49,7 @@ from libc.string cimport memset
 from engine cimport board
 from engine.board cimport BoardState, Board, point_t, color_t, EMPTY, BLACK, WHITE, EDGE, PASS, MAX_POINTS
 from engine.policy_eyes cimport is_useful_self_atari, vital_point
-from engine.policy_ladder cimport is_caught_after, is_ladder_atari
+from engine.ladder cimport is_caught_after, is_ladder_atari
 from engine.policy_replies cimport Replies, replies_clear, replies_learn, reply_candidates
 from engine.rng cimport Rng, rng_seed, rng_below, rng_percent
 

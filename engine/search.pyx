@@ -6,7 +6,8 @@ result (1 a win for Black, 0 a loss; with `score_weight` graded by the margin, s
 to every node of the path (MC) and to the children of each path node whose move the same
 colour played first later in the simulation (AMAF). Nodes live in `engine.tree`'s store.
 
-Selection (Gelly & Silver's MC-RAVE as Pachi and Fuego use it, search-priors.md sections 2, 4, 6):
+Selection (MC-RAVE, Gelly & Silver 2011, as Pachi and Fuego use it; the prior's terms and their
+settings are measured in bench/studies/search-settings.md and virtual-wins.md):
 
     V_a = (1 - beta) Q_a + beta Q~_a,   beta = n~ / (n~ + n + n n~ / K)
     score_a = V_a + ucb_c sqrt(ln N / n) - sqrt(d / (N + d)) K_a

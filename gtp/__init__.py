@@ -1,8 +1,8 @@
 """The GTP front end: protocol, command groups and the `tesuji` command line.
 
-Parses and answers; holds no Go logic beyond vertex conversion. Modules, in dependency order:
+Parses and answers; holds no Go logic (vertex names are converted by `engine.coords`). Modules, in
+dependency order:
 
-- `coords`     vertex text <-> engine points
 - `protocol`   GTP v2 framing: preprocessing, ids, `=`/`?` replies, error handling, background jobs
                (streams, `# interrupt`)
 - `commands`   standard GTP v2 commands and common extensions
@@ -11,7 +11,7 @@ Parses and answers; holds no Go logic beyond vertex conversion. Modules, in depe
 - `gogui`      GoGui analyze commands and views, interrupt, live graphics, parameters
 - `tactics_commands` attack / defend in GnuGo's format (its regression files run unchanged), solver queries,
                `bps_config` (the `reading:` settings)
-- `server`     the wiring: the player's move prior, the reading leaf prior, every command group around
-               one player, and serving on stdin/stdout
+- `server`     the wiring: the player from the engine's builder, every command group around it, and
+               serving on stdin/stdout
 - `cli`        `tesuji gtp [--config FILE] [--set key=value ...]`: arguments and configuration, then `server`
 """

@@ -36,7 +36,7 @@ from typing import Callable, Optional, Sequence
 
 from engine.ponder import Reporter
 from gtp.commands import parse_color, parse_float, parse_int
-from gtp.coords import point_to_vertex
+from engine.coords import point_to_vertex
 from gtp.protocol import CommandGroup, GtpError, Job
 
 LCB_Z = 1.96           # normal quantile of the lower confidence bound

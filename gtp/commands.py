@@ -16,7 +16,7 @@ import time
 from functools import partial
 from typing import Callable, Sequence
 
-from gtp.coords import MAX_SIZE, MIN_SIZE, VertexError, point_to_vertex, vertex_to_point
+from engine.coords import MAX_SIZE, MIN_SIZE, VertexError, point_to_vertex, vertex_to_point
 from gtp.protocol import CommandGroup, GtpError, Job
 
 BLACK, WHITE = 1, 2   # engine.board's colour values

@@ -33,7 +33,7 @@ import numpy as np
 from engine.config import ConfigError, apply_override, knobs
 from engine.ponder import Reporter
 from gtp.commands import expect_args, parse_color, parse_vertex
-from gtp.coords import PASS, point_to_vertex
+from engine.coords import PASS, point_to_vertex
 from gtp.protocol import CommandGroup, GtpError, Job
 
 BLACK, WHITE = 1, 2

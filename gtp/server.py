@@ -1,8 +1,9 @@
-"""The GTP server of `tesuji gtp`: one player, its priors and every command group around it.
+"""The GTP server of `tesuji gtp`: one player and every command group around it.
 
-The only gtp module that builds priors from the configuration: the search's move prior (`prior:`)
-and the tactical solver's leaf prior (`reading.prior`, at start-up and on `bps_config prior=`).
-It also owns the process side of serving: stdout carries protocol replies only.
+The player comes from the engine's builder (`engine.builder`, with `priors.base.load_prior` for the
+search's move prior); the reading commands get the builder's `build_leaf_prior` for `reading.prior`
+(at start-up and on `bps_config prior=`). This module also owns the process side of serving: stdout
+carries protocol replies only.
 """
 from __future__ import annotations
 
@@ -10,9 +11,8 @@ import os
 import sys
 
 import engine
-from engine.config import ConfigError
-from engine.params import NO_PRIOR, EngineParams, PriorParams
-from engine.player import Player
+from engine.builder import build_leaf_prior, build_player
+from engine.params import EngineParams
 from gtp.analysis import KataAnalysisCommands, LzAnalysisCommands
 from gtp.commands import StandardCommands
 from gtp.gogui import GoGuiCommands, LiveGfx, ViewCommands
@@ -20,36 +20,6 @@ from gtp.kgs import KgsCommands
 from gtp.protocol import GtpServer
 from gtp.tactics_commands import TacticsCommands
 from priors.base import load_prior
-from priors.leaf_priors import CALIBRATED, load_leaf_prior, make_leaf_prior
-
-
-def build_move_prior(p: PriorParams):
-    """The search's prior that `prior:` names, or None for `none` (the search then needs no object)."""
-    if p.name == NO_PRIOR:
-        return None
-    try:
-        return load_prior(p.name, p.model)
-    except (OSError, ValueError) as e:   # unknown name, missing or damaged model file
-        text = str(e)
-        raise ConfigError(text if text.startswith("prior.") else f"prior.model: {text}") from None
-
-
-def build_leaf_prior(name: str):
-    """The solver's leaf prior that `reading.prior` names: None for none (PP's uniform prior_p), an untrained
-    calibrated beta or hier model, or the trained model a file holds (`python -m bench.tactics
-    --save-prior FILE`). ConfigError naming reading.prior when it is none of these."""
-    try:
-        if name == NO_PRIOR:
-            return None
-        if name in CALIBRATED:
-            return make_leaf_prior(name, **CALIBRATED[name])
-        if not name.endswith(".npz"):
-            raise ValueError(f"unknown prior {name!r}: none, beta, hier or a model file (.npz)")
-        prior = load_leaf_prior(name)
-    except ValueError as e:   # ModelError included: missing, damaged or foreign file
-        raise ConfigError(f"reading.prior: {e}") from None
-    prior.kernel()   # the C table, built once here rather than on the first query
-    return prior
 
 
 def build_server(player, params: EngineParams) -> GtpServer:
@@ -66,7 +36,7 @@ def build_server(player, params: EngineParams) -> GtpServer:
 
 def run_gtp(params: EngineParams) -> int:
     """Build the player and its server, then answer GTP on stdin/stdout (ConfigError before serving)."""
-    player = Player(params, prior=build_move_prior(params.prior))
+    player = build_player(params, load_prior)
     return serve(player, build_server(player, params))
 
 

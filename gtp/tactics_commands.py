@@ -23,7 +23,7 @@
   rejects the whole command. No argument: every setting, one `KEY=VALUE` a line.
 
 The settings live in the player's configuration (`player.params.reading`); the leaf prior that
-`reading.prior` names is built by the function the server hands over (`gtp.server.build_leaf_prior`).
+`reading.prior` names is built by the function the server hands over (`engine.builder.build_leaf_prior`).
 Handlers validate everything before changing anything; a bad vertex or option is a GTP error.
 """
 from __future__ import annotations
@@ -36,7 +36,7 @@ from engine import tactics
 from engine.config import ConfigError, apply_override
 from engine.params import READING_MAX_NODES, TACTICS_METHODS, EngineParams, ReadingParams
 from gtp.commands import expect_args, parse_color, parse_vertex
-from gtp.coords import PASS, point_to_vertex
+from engine.coords import PASS, point_to_vertex
 from gtp.protocol import CommandGroup, GtpError
 
 

@@ -1,16 +1,16 @@
-"""What plays: the move priors behind one interface, the features they share, and the tactical
-solver's leaf priors; training apart, in `training/`.
+"""What plays: the move priors behind one interface and the features they share; training apart, in
+`training/`.
 
 A move prior maps a position to a probability per point (pass last). Each kind is a subpackage whose
 class registers itself by name (`@register`), found by `priors.base.registered()` without any list:
 a new prior is one folder here (its model, kernels and trainer) and one preset in `configs/`. This
-package knows Go only through `engine.board` (and `engine.tactics` for the leaf priors' tables); it
-knows nothing of the search, of GTP or of the benches. Modules, in dependency order:
+package knows Go only through `engine.board` (and `engine.ladder`, `engine.modelfile`); it knows nothing
+of the search, of GTP or of the benches. The tactical solver's leaf priors live with the solver
+(`engine.tactics`). Modules, in dependency order:
 
-- `modelfile`      `.npz` model files with a JSON header, read without pickles (every model kind)
+- `modelfile`      `engine.modelfile`'s `.npz` + JSON header files, and the fields trained priors add
 - `base`           the `Prior` interface, its model-file header, `register`, the registry and its
                    discovery, `load_prior`
-- `ladder`         a bounded, deterministic ladder reader (Cython, nogil)
 - `features`       the move features shared by training and play (Cython, nogil)
 - `patterns`       large circular patterns: harvesting and the matched set
 - `groups`         the feature-group layout the models share (named sets, parameter blocks)
@@ -26,7 +26,6 @@ knows nothing of the search, of GTP or of the benches. Modules, in dependency or
 - `pbn/`           the `pbn` prior: Michalowski et al.'s pyramidal Bayes nets over corners and edges
 - `product/`       the `product` prior: a product of experts over other priors, weights fitted on
                    validation games
-- `leaf_priors`    the tactical solver's learned leaf priors (Beta, hierarchical Gaussian)
 
 `models/` holds the trained model files the presets load.
 """

@@ -8,7 +8,7 @@
 from libc.stdint cimport int16_t, int32_t, int64_t, uint8_t, uint64_t
 
 from engine.board cimport MAX_POINTS, BoardState, color_t, point_t
-from priors.ladder cimport Ladder
+from engine.ladder cimport Ladder
 
 cdef enum:                 # feature groups, in the column order of the level matrix
     G_PASS = 0             # 1 pass after a move, 2 pass after a pass

@@ -15,6 +15,27 @@ X O . O .
 . . . . .
 """
 
+# --- ladders: the ladder reader's and the move features' ---
+
+# White C3 has two liberties; Black's atari at C4 drives it into a ladder towards the top right,
+# unless a white stone stands in the way ({breaker}).
+LADDER_C3 = """
+. . . . . . . . .
+. . . . . . . {breaker} .
+. . . . . . . . .
+. . . . . . . . .
+. . . . . . . . .
+. . {c4} . . . . . .
+. X O . . . . . .
+. . X X . . . . .
+. . . . . . . . .
+"""
+
+
+def ladder_c3(breaker: bool = False, atari_played: bool = False) -> str:
+    return LADDER_C3.format(breaker="O" if breaker else ".", c4="X" if atari_played else ".")
+
+
 # --- capturing problems on 9x9: the tactical solver's ---
 
 # White D4 has two liberties; Black's atari at D5 starts a ladder that works (it runs to the top edge).

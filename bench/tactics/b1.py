@@ -21,7 +21,7 @@ from bench.tactics.problems import Problem, reading_problems, tsumego_problems
 from bench import records
 from bench.tactics.results import record_folder
 from engine import tactics
-from gtp.coords import point_to_vertex
+from engine.coords import point_to_vertex
 
 # B1 solvers: label -> TacticsParams settings. The paper's PP (leaf prior 0.5) and PNS, and our variants of
 # PP (B1_OURS): "pp_low" a prior of 0.1, "pp_decay" the paper's 0.5 with the depth decay 1.

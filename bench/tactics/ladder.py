@@ -1,4 +1,4 @@
-"""The simple ladder reader (priors.ladder, a feature of the move priors) against the solver (PP, local
+"""The move features' ladder reader (engine.ladder's deep reader) against the solver (PP, local
 generator, L = 3) on the two-liberty blocks of KGS games, with GnuGo's `attack` as the reference for both
 when GnuGo is installed; `--ladder-dump DIR` writes an SGF of every block the solver captures and GnuGo
 does not, with the solver's line."""
@@ -17,7 +17,7 @@ from pathlib import Path
 from engine import tactics
 from engine.board import BLACK, WHITE, Board
 from engine.game import Game
-from gtp.coords import point_to_vertex
+from engine.coords import point_to_vertex
 
 def ladder_positions(data_dir: Path, n_games: int, every: int = 10) -> list[tuple[Board, int]]:
     """(position, stone) for every block of 2 liberties in every `every`-th position of the first
@@ -57,7 +57,7 @@ def ladder_params(budget: int) -> tactics.TacticsParams:
 
 
 def compare_ladder(item: tuple, budget: int) -> tuple:
-    from priors.ladder import is_ladder_attack
+    from engine.ladder import is_ladder_attack
     board, stone = item
     ladder = is_ladder_attack(board, stone)
     r = tactics.solve(board, stone, params=ladder_params(budget))

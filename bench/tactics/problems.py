@@ -19,7 +19,7 @@ from typing import Optional
 from bench.regress import EXPECTED
 from engine.board import BLACK, WHITE, Board
 from engine.game import Game
-from gtp.coords import vertex_to_point
+from engine.coords import vertex_to_point
 
 TESUJI_DIRS = ("2a. Tesuji/", "2b. Lee Changho Tesuji/", "2c. Great Tesuji Encyclopedia/")
 

@@ -12,7 +12,7 @@ from typing import Optional, Union
 
 from bench.tactics.problems import Problem
 from engine import tactics
-from priors.leaf_priors import make_leaf_prior
+from engine.tactics.leafpriors import make_leaf_prior
 
 
 @dataclasses.dataclass(frozen=True)

@@ -1,8 +1,9 @@
 """Capture reading: Bayesian proof search and proof-number search on one node store.
 
-Owns the tactical solver: the proof tree, its searchers, the capture goal and GnuGo's reading results.
-Sees the board only; a learned leaf prior comes in as an object with `logodds` (and `kernel()`, a
-`PriorKernel`), and its training lives with the models. Modules, in dependency order:
+Owns the tactical solver: the proof tree, its searchers, the capture goal, GnuGo's reading results and
+the leaf priors learned from finished searches. Sees the board only; the solver takes a leaf prior as
+an object with `logodds` (and `kernel()`, a `PriorKernel`), so it never knows which model it runs.
+Modules, in dependency order:
 
 - `types.pxd`   the C types every module shares: node values and kinds, ProofNode, Store, CaptureGoal,
                 the leaf table and the memos' entries
@@ -14,6 +15,10 @@ Sees the board only; a learned leaf prior comes in as an object with `logodds` (
 - `andortree`   an explicit AND/OR tree, the domain tests and synthetic benchmarks search
 - `solver`      Solver: Develop, selection and backup of PP and PNS, without the GIL
 - `reading`     the Python API: solve (the liberty loop), solve_ko, attack, defend, Result, GnuGo's codes
+- `leafprior`   the leaf prior interface (log-odds, learning, its PriorKernel, files) and the uniform prior
+- `betaprior`   the paper's Beta model: counts per pattern
+- `gaussprior`  the paper's hierarchical Gaussian model: exact belief propagation along the pattern stack
+- `leafpriors`  the leaf priors by name (`reading.prior`), their calibrated settings, a model file's prior
 
 `TacticsParams` lives in `engine.params` with the other parameter objects and is re-exported here.
 """

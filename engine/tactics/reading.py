@@ -32,7 +32,7 @@ class Result:
                                                # ("board move", value, developed) for a pass's replacement
 
 
-# GnuGo's reading results (engine/liberty.h), as its GTP `attack` / `defend` print them
+# GnuGo's reading results (its source's engine/liberty.h), as its GTP `attack` / `defend` print them
 WIN = 1                          # success, whatever happens in any ko
 KO_A = 2                         # success if the side wins a ko in which the other side must make the first threat
 KO_B = 3                         # success if the side wins a ko in which it must make the first threat

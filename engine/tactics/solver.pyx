@@ -15,10 +15,10 @@
 # search as a PriorKernel (leafkernel.pyx); Develop prices each new leaf from its move's pattern stack
 # (patterns.pyx) without the GIL and to the bit as the model's Python code does.
 #
-# Paper gaps and our choices follow ../shared/specs/bayes-proof.md (G1-G6): the search loops while the
-# root is UNKNOWN (never on a float probability), a leaf with no moves is TRUE at an AND node and
-# FALSE at an OR node (empty product), and the goal is "goal vertex empty" (TRUE) against "goal block
-# has >= L liberties" (FALSE), with L raised after every FALSE.
+# Where the paper leaves a gap, these are our choices (the solver's study: bench/studies/tactics.md):
+# the search loops while the root is UNKNOWN (never on a float probability), a leaf with no moves is
+# TRUE at an AND node and FALSE at an OR node (empty product), and the goal is "goal vertex empty"
+# (TRUE) against "goal block has >= L liberties" (FALSE), with L raised after every FALSE.
 cimport cython
 from libc.float cimport DBL_MAX
 from libc.math cimport INFINITY, isfinite

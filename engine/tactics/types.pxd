@@ -29,7 +29,7 @@ cdef enum:                   # move generators of the capture goal
 
 cdef enum:                   # what Develop expands
     DOMAIN_CAPTURE = 0       # a Go position and a capture goal (goal.pyx)
-    DOMAIN_TREE = 1          # an explicit AND/OR tree given as arrays (explicit.pyx: tests, synthetic benchmarks)
+    DOMAIN_TREE = 1          # an explicit AND/OR tree given as arrays (andortree.pyx: tests, synthetic benchmarks)
 
 cdef enum:                   # pattern vertex states: roles, not colours (paper section 4.1)
     S_EMPTY = 0

@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pytest
 
-from bench.gtpclient import EngineFault, GtpEngine, GtpError, split_command
+from bench.gtpclient import EngineFault, ErrorReply, GtpEngine, split_command
 
 GNUGO = "/usr/games/gnugo --mode gtp --level 1 --chinese-rules"
 FAKE = f"{sys.executable} {Path(__file__).with_name('fake_engine.py')}"
@@ -16,7 +16,7 @@ def test_commands_get_their_replies_and_errors_stay_errors():
     with GtpEngine(GNUGO, timeout=10) as engine:
         assert engine.send("name") == "GNU Go"
         assert engine.send("boardsize 5") == ""
-        with pytest.raises(GtpError, match="illegal move|invalid"):
+        with pytest.raises(ErrorReply, match="illegal move|invalid"):
             engine.send("play b Z9")
         assert engine.send("play b C3") == ""
         assert "C3" in engine.send("list_stones black")

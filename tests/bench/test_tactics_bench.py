@@ -19,7 +19,7 @@ from bench.tactics.problems import Problem, distinct_problems, problem_key
 from bench.tactics.training import new_prior
 from engine import tactics
 from engine.board import BLACK, WHITE
-from priors.leaf_priors import load_leaf_prior
+from engine.tactics.leafpriors import load_leaf_prior
 from tests.bench.test_records import assert_figures, assert_invocation
 from tests.boards import board_from_ascii, normalize, vertex
 from tests.positions import LADDER, NET

@@ -13,7 +13,7 @@ import pytest
 from engine import tactics
 from engine.board import BLACK, PASS, WHITE, Board
 from engine.tactics import Solver, TacticsParams, and_logodds, or_logodds, pattern_keys
-from priors.leaf_priors import make_leaf_prior
+from engine.tactics.leafpriors import make_leaf_prior
 from tests.boards import board_from_ascii, vertex
 from tests.positions import BREAKER, LADDER, NET
 

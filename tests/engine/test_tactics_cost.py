@@ -7,7 +7,7 @@ import pytest
 
 from engine import tactics
 from engine.tactics import Solver, TacticsParams
-from priors.leaf_priors import HierGaussPrior
+from engine.tactics.leafpriors import HierGaussPrior
 from tests.boards import board_from_ascii, vertex
 from tests.positions import BREAKER, LADDER, NET
 

@@ -7,7 +7,7 @@ import pytest
 
 from engine import tactics
 from engine.tactics import PriorKernel, Solver, TacticsParams
-from priors.leaf_priors import BetaPrior, HierGaussPrior, LeafPrior, UniformPrior
+from engine.tactics.leafpriors import BetaPrior, HierGaussPrior, LeafPrior, UniformLeafPrior
 from tests.boards import board_from_ascii, vertex
 from tests.positions import BREAKER, LADDER, NET
 
@@ -126,7 +126,7 @@ def test_the_kernel_is_rebuilt_only_after_learning():
 
 def test_constant_kernels():
     keys = np.zeros((3, 8), dtype=np.uint64)
-    assert UniformPrior(0.2).kernel().logodds(keys).tolist() == UniformPrior(0.2).logodds(keys, 0).tolist()
+    assert UniformLeafPrior(0.2).kernel().logodds(keys).tolist() == UniformLeafPrior(0.2).logodds(keys, 0).tolist()
     assert LeafPrior().kernel().logodds(keys).tolist() == [0.0] * 3
     assert PriorKernel.constant(1.5).kind == "constant"
 
@@ -155,7 +155,7 @@ def test_bad_kernel_input_is_an_error():
     with pytest.raises(ValueError, match="finite"):
         PriorKernel.constant(float("inf"))
 
-    class Wrong(UniformPrior):
+    class Wrong(UniformLeafPrior):
         def kernel(self):
             return "not a kernel"
 

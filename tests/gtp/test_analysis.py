@@ -13,7 +13,7 @@ import pytest
 
 from gtp.analysis import (AnalyzeRequest, format_info, format_ownership, lcb, parse_request,
                           select_moves)
-from gtp.coords import PASS, point
+from engine.coords import PASS, point
 from gtp.protocol import CommandGroup, GtpError, GtpServer, Job, is_interrupt
 from tests.gtp.gtpproc import FAST, GtpProcess, tesuji_command
 from tests.gtp.replies import KATA_LINE, LZ_LINE, MOVE, Stream, segments

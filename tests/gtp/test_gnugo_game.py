@@ -15,9 +15,10 @@ import pytest
 import yaml
 from sgfmill import sgf
 
+from engine.builder import build_player
 from engine.config import load_config
-from engine.player import Player
-from gtp.server import build_move_prior, build_server
+from gtp.server import build_server
+from priors.base import load_prior
 from tests.gtp.gtpproc import GtpProcess, tesuji_command
 
 GNUGO = "/usr/games/gnugo"
@@ -56,7 +57,7 @@ def test_presets_are_found():
 @pytest.mark.parametrize("preset", PRESETS)
 def test_a_two_pass_game_scores_as_gnugo(preset, seed):
     params = load_config(str(CONFIGS / preset), [f"search.seed={seed}"])
-    server = build_server(Player(params, prior=build_move_prior(params.prior)), params)
+    server = build_server(build_player(params, load_prior), params)
     for command in ["boardsize 9", "clear_board", "komi 7"] + [
             f"play {c} {v}" for c, v in zip(TWO_PASS_MOVES[::2], TWO_PASS_MOVES[1::2])]:
         assert server.handle_line(command) == "= \n\n", command
@@ -72,7 +73,7 @@ def test_a_handicap_game_scores_as_gnugo_with_a_point_per_stone_for_white(tmp_pa
     expected = gnugo.ok("final_score")
     gnugo.close()
     params = load_config(str(CONFIGS / "default.yaml"), ["search.seed=1"])
-    server = build_server(Player(params, prior=build_move_prior(params.prior)), params)
+    server = build_server(build_player(params, load_prior), params)
     for command in HANDICAP_GAME:
         assert server.handle_line(command) == "= \n\n", command
     assert server.handle_line("final_score") == f"= {expected}\n\n" == "= B+6.5\n\n"

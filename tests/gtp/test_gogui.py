@@ -10,7 +10,7 @@ from engine.params import EngineParams, SearchParams
 from engine.player import Player
 from gtp.gogui import GoGuiCommands, ViewCommands, _count
 from gtp.protocol import GtpServer
-from gtp.server import build_leaf_prior
+from engine.builder import build_leaf_prior
 from gtp.tactics_commands import TacticsCommands
 from tests.gtp.gtpproc import GtpProcess, tesuji_command
 from tests.gtp.replies import ANALYZE_ENTRY, GFX_LINE, GENMOVE, dboard_rows, is_gfx

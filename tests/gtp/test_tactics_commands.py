@@ -17,11 +17,11 @@ from engine.config import load_config
 from engine.game import Game
 from engine.params import EngineParams, ReadingParams
 from engine.tactics import Solver
-from gtp.coords import PASS, vertex_to_point
+from engine.coords import PASS, vertex_to_point
 from gtp.protocol import GtpServer
-from gtp.server import build_leaf_prior
+from engine.builder import build_leaf_prior
 from gtp.tactics_commands import TacticsCommands, gnugo_vertex
-from priors.leaf_priors import HierGaussPrior
+from engine.tactics.leafpriors import HierGaussPrior
 from tests.boards import board_from_ascii, vertex
 from tests.gtp.gtpproc import GtpProcess, tesuji_command
 from tests.positions import LADDER, LADDER_SGF

@@ -1,12 +1,13 @@
-"""Move features on hand-drawn positions: every group and level, ladders both ways, symmetry invariance."""
+"""Move features on hand-drawn positions: every group and level, symmetry invariance (the ladder reader
+they use: tests/engine/test_ladder.py)."""
 import numpy as np
 import pytest
 
 from engine.board import BLACK, PASS, WHITE, Board
 from priors import features
 from priors.features import GROUPS, extract_features, pattern_keys_at
-from priors.ladder import is_ladder_attack, is_ladder_caught
 from priors.training.dataset import transform
+from tests.positions import ladder_c3 as ladder
 
 
 def levels_at(board, color, rc, patterns=None):
@@ -26,25 +27,6 @@ def tactical(board, color, rc):
 
 def swap(text):
     return text.replace("X", "x").replace("O", "X").replace("x", "O")
-
-
-# White C3 has two liberties; Black's atari at C4 drives it into a ladder towards the top right,
-# unless a white stone stands in the way ({breaker}).
-LADDER = """
-. . . . . . . . .
-. . . . . . . {breaker} .
-. . . . . . . . .
-. . . . . . . . .
-. . . . . . . . .
-. . {c4} . . . . . .
-. X O . . . . . .
-. . X X . . . . .
-. . . . . . . . .
-"""
-
-
-def ladder(breaker=False, atari_played=False):
-    return LADDER.format(breaker="O" if breaker else ".", c4="X" if atari_played else ".")
 
 
 def test_candidates_are_legal_points_then_pass():
@@ -70,28 +52,6 @@ def test_pass_new_and_consecutive():
     assert levels_at(board, WHITE, None) == {"pass": 1}
     board.play(PASS, WHITE)
     assert levels_at(board, BLACK, None) == {"pass": 2}
-
-
-def test_ladder_reader_both_ways():
-    open_board = Board.from_ascii(ladder())
-    blocked = Board.from_ascii(ladder(breaker=True))
-    stone = open_board.point(2, 2)
-    assert is_ladder_attack(open_board, stone)
-    assert not is_ladder_attack(blocked, stone)
-    for board, caught in ((open_board, True), (blocked, False)):
-        board.play(board.point(3, 2), BLACK)
-        assert is_ladder_caught(board, stone) == caught
-    with pytest.raises(ValueError, match="liberties"):
-        is_ladder_caught(Board.from_ascii(ladder()), stone)
-
-
-def test_long_ladder_across_19x19():
-    rows = ["." * 19 for _ in range(19)]
-    board = Board.from_ascii("\n".join(rows))
-    board.setup(black=[board.point(2, 1), board.point(1, 2), board.point(1, 3)], white=[board.point(2, 2)])
-    assert is_ladder_attack(board, board.point(2, 2))           # runs 16 lines to the top edge
-    board.setup(white=[board.point(17, 17)])
-    assert not is_ladder_attack(board, board.point(2, 2))       # broken near the far corner
 
 
 def test_capture_levels_1_and_2():

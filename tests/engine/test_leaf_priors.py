@@ -1,5 +1,6 @@
 """Leaf priors of the tactical solver: Beta counts and the hierarchical Gaussian model over the nested
-pattern stacks, their learning from finished searches, and their files (spec §6 items 9 and 10)."""
+pattern stacks, their learning from finished searches, and their files (Stern, Herbrich & Graepel
+2007, §4)."""
 from __future__ import annotations
 
 import math
@@ -9,9 +10,9 @@ import pytest
 
 from engine import tactics
 from engine.tactics import Solver, TacticsParams
-from priors.leaf_priors import (LEAF_PRIORS, BetaPrior, HierGaussPrior, UniformPrior, load_leaf_prior,
-                                make_leaf_prior)
-from priors.modelfile import ModelError
+from engine.modelfile import ModelError
+from engine.tactics.leafpriors import (LEAF_PRIORS, BetaPrior, HierGaussPrior, UniformLeafPrior, load_leaf_prior,
+                                       make_leaf_prior)
 from tests.boards import board_from_ascii, vertex
 from tests.positions import BREAKER, LADDER, NET
 
@@ -86,7 +87,7 @@ def test_a_uniform_prior_object_searches_like_no_prior():
     b = board_from_ascii(NET)
     goal = vertex(b, "E4")
     plain = tactics.solve(b, goal, params=LOCAL)
-    with_object = tactics.solve(b, goal, params=LOCAL, prior=UniformPrior(0.5))
+    with_object = tactics.solve(b, goal, params=LOCAL, prior=UniformLeafPrior(0.5))
     assert (plain.developed, plain.move, plain.value) == (with_object.developed, with_object.move, with_object.value)
 
 
@@ -216,7 +217,7 @@ def test_learning_from_a_search_speeds_up_the_same_search():
         tactics.solve(b, goal, params=params, learn=True)
 
 
-class Recorder(UniformPrior):
+class Recorder(UniformLeafPrior):
     """A uniform prior that keeps what it is asked to learn."""
 
     def __init__(self):

@@ -1,4 +1,5 @@
-"""GTP vertices <-> engine points: the only place the two notations meet.
+"""Vertex names <-> engine points: the board's own names for its points, the one place they are converted
+(the GTP front end, the benches and the board's diagrams use it).
 
 One point in every notation, on a 19x19 board (stride 21; columns skip the letter I, so Q is the
 16th column):
@@ -15,7 +16,7 @@ from __future__ import annotations
 
 import re
 
-# Same values as engine/board.pxd; kept here so that parsing needs no compiled module.
+# Same values as engine/board.pxd; kept here so that names convert without a compiled module.
 PASS = -1
 RESIGN = -2
 COLUMNS = "ABCDEFGHJKLMNOPQRSTUVWXYZ"

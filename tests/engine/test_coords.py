@@ -1,7 +1,7 @@
 import pytest
 
-from gtp import coords
-from gtp.coords import COLUMNS, PASS, RESIGN, VertexError, point_to_vertex, vertex_to_point
+from engine import coords
+from engine.coords import COLUMNS, PASS, RESIGN, VertexError, point_to_vertex, vertex_to_point
 
 
 def test_columns_skip_i_and_reach_25():

@@ -1,4 +1,4 @@
-# priors/ladder.pyx: the ladder reader declared in ladder.pxd, and its Python face for tests.
+# engine/ladder.pyx: the deep ladder reader declared in ladder.pxd, and its Python face for tests and benches.
 from libc.stdlib cimport free, malloc
 
 from engine cimport board

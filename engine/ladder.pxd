@@ -1,18 +1,53 @@
-# engine/policy_ladder.pxd: a one-line ladder reader for the playout policy.
+# engine/ladder.pxd: ladder reading, for the playout policy and for the move features (deep reader's
+# bodies in ladder.pyx).
 #
-# It plays the ladder out on a scratch copy of the board, one line only: the defender in atari
-# extends on its liberty unless it can capture an attacker block next to it (then it escapes); the
-# attacker ataris on the liberty after which the defender's extension would have the fewest
+# A ladder is the fight where the attacker plays only ataris and the defender only extends from atari
+# or captures an attacking block that is itself in atari. Two readers of it live here, at two depths,
+# because their callers pay for them differently; each keeps the answers its caller was built on.
+#
+# The line reader (inline, below) serves the playout policy, which asks on nearly every move and must
+# stay cheap. It plays the ladder out on a scratch copy of the board, one line only: the defender in
+# atari extends on its liberty unless it can capture an attacker block next to it (then it escapes);
+# the attacker ataris on the liberty after which the defender's extension would have the fewest
 # liberties, never with a stone the defender could take. A "caught" answer is a line the defender
 # cannot leave by extending or counter-capturing; "escapes" may miss a ladder the greedy attacker
 # reads wrong, so the rules that use it err towards the policy without it. Inline: no call cost.
+#
+# The deep reader (`is_caught`, `is_attack_working`) serves the move features (priors.features),
+# read once per candidate at expansion. It searches depth-first over both ataris and every escape
+# (extension or capture of an attacker in atari), on board copies kept in a preallocated stack
+# (`Ladder`), so it runs without the GIL and allocates nothing. When a bound is hit the answer is
+# "not caught": ladder features then fire only on proven ladders. The shipped models were trained on
+# its answers, so it is not replaced by the line reader, nor the line reader by it.
 from engine cimport board
 from engine.board cimport BoardState, point_t, color_t, MAX_POINTS, NO_POINT
 
 cdef enum:
-    LADDER_MAX_PLIES = 120     # a ladder crosses a 25x25 board in under 100 moves
+    LADDER_MAX_PLIES = 120     # line reader: a ladder crosses a 25x25 board in under 100 moves
     LADDER_MAX_STONES = 3      # larger blocks are not read: most ladders start from one or two stones,
                                # and reading every contact fight's blocks would halve the playout rate
+    LADDER_MAX_DEPTH = 80      # deep reader: plies one reading may stack (a corner-to-corner ladder is ~70)
+    LADDER_MAX_NODES = 400     # deep reader: defender positions visited per reading
+
+
+# --- the deep reader (move features) -----------------------------------------------------------------
+
+cdef struct Ladder:
+    BoardState* stack          # LADDER_MAX_DEPTH board copies, one per ply
+    int nodes                  # defender positions visited by the current reading
+    bint bounded               # the current reading hit a bound
+
+cdef int ladder_init(Ladder* r) noexcept nogil     # 0, or -1 when out of memory
+cdef void ladder_free(Ladder* r) noexcept nogil
+cdef bint is_caught(Ladder* r, const BoardState* b, point_t stone) noexcept nogil
+    # The group at `stone` has one liberty and its owner moves next: True if the opponent captures it
+    # whatever it does (extend or capture an attacker in atari), attacking only with ataris.
+cdef bint is_attack_working(Ladder* r, const BoardState* b, point_t stone) noexcept nogil
+    # The group at `stone` has two liberties and the opponent moves next: True if an atari starts a
+    # ladder that captures it.
+
+
+# --- the line reader (playout policy) ----------------------------------------------------------------
 
 
 cdef inline bint can_counter_capture(const BoardState* b, point_t g, color_t attacker) noexcept nogil:
@@ -41,10 +76,10 @@ cdef inline point_t ladder_atari(const BoardState* b, point_t g, color_t attacke
     return best
 
 
-cdef inline bint is_caught(BoardState* s, point_t stone, bint defender_to_move) noexcept nogil:
-    """The block at stone is caught in a ladder (see the file comment); s is a scratch board it plays on.
-    With the defender to move the block must be in atari, with the attacker to move it has two
-    liberties to be chased."""
+cdef inline bint is_caught_on_line(BoardState* s, point_t stone, bint defender_to_move) noexcept nogil:
+    """The block at stone is caught in the line reader's ladder (see the file comment); s is a scratch
+    board it plays on. With the defender to move the block must be in atari, with the attacker to move
+    it has two liberties to be chased."""
     cdef color_t d = s.color[stone]
     cdef color_t a = 3 - d
     cdef point_t g, x
@@ -83,7 +118,7 @@ cdef inline bint is_caught_after(const BoardState* b, point_t p, color_t c, poin
         return False
     board.copy_state(&s, b)
     board.play(&s, p, c)
-    return is_caught(&s, stone, s.color[stone] != c)
+    return is_caught_on_line(&s, stone, s.color[stone] != c)
 
 
 cdef inline bint is_ladder_atari(const BoardState* b, point_t x, color_t a, point_t g) noexcept nogil:
