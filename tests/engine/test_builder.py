@@ -53,7 +53,7 @@ def test_a_built_search_plays_as_a_search_of_the_same_parts():
 
 
 def test_leaf_priors_by_name():
-    assert build_leaf_prior("uniform") is None
+    assert build_leaf_prior("none") is None
     assert isinstance(build_leaf_prior("hier"), HierGaussPrior)
     with pytest.raises(ConfigError, match="^reading.prior: unknown prior 'oracle'"):
         build_leaf_prior("oracle")
