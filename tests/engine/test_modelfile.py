@@ -51,3 +51,13 @@ def test_pickled_arrays_are_never_loaded(tmp_path):
 def test_the_header_name_is_reserved(tmp_path):
     with pytest.raises(ValueError, match="reserved"):
         save_model(tmp_path / "model.npz", "mm", {"metadata": np.ones(1)}, {})
+
+
+@pytest.mark.parametrize("text", [b"root:x:0:0:root:/root:/bin/bash\n", b"", b"\x93NUMPY"])
+def test_a_file_that_is_no_archive_is_not_a_model_file(tmp_path, text):
+    """Regression: numpy took such a file for a pickle and advised loading it "unsafely"."""
+    path = tmp_path / "model.npz"
+    path.write_bytes(text)
+    with pytest.raises(ModelError, match=f"^{path}: not a model file$"):
+        read_model(path)
+
