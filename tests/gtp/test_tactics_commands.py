@@ -199,7 +199,7 @@ def test_a_trained_prior_file_reaches_the_solver(server, tmp_path):
     before = reply(server, "bps_config")
     (tmp_path / "broken.npz").write_bytes(path.read_bytes()[:60])
     np.savez(tmp_path / "other.npz", metadata=np.array('{"kind": "oracle", "format_version": 1}'))
-    for name, message in [("missing.npz", "no such model file"), ("broken.npz", "not an .npz model file"),
+    for name, message in [("missing.npz", "no such model file"), ("broken.npz", "damaged model file"),
                           ("other.npz", "not a leaf prior")]:
         text = reply(server, f"bps_config prior={tmp_path / name} max_nodes=77")
         assert text.startswith("? reading.prior: ") and message in text, text
