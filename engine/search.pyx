@@ -1,23 +1,11 @@
 """UCT search with RAVE: the walk (select, expand, play out, back up), threads and tree reuse.
 
-One simulation copies the root position, descends the tree by `select`, grows a leaf's children
+One simulation copies the root position, descends the tree by the selection formula
+(engine/selection.pxd: MC-RAVE, the prior's terms, progressive widening), grows a leaf's children
 after `expand_visits` visits (`expand`), finishes the game with the playout policy and adds the
 result (1 a win for Black, 0 a loss; with `score_weight` graded by the margin, see `outcome`)
 to every node of the path (MC) and to the children of each path node whose move the same
 colour played first later in the simulation (AMAF). Nodes live in `engine.tree`'s store.
-
-Selection (MC-RAVE, Gelly & Silver 2011, as Pachi and Fuego use it; the prior's terms and their
-settings are measured in bench/studies/search-settings.md and virtual-wins.md):
-
-    V_a = (1 - beta) Q_a + beta Q~_a,   beta = n~ / (n~ + n + n n~ / K)
-    score_a = V_a + ucb_c sqrt(ln N / n) - sqrt(d / (N + d)) K_a
-
-n and Q include the even prior (even_visits virtual visits at 0.5 for every child), with a prior
-virtual_wins * sqrt(p_a) virtual wins set at expansion (Pachi's pattern prior: knowledge that fades as
-the child's own visits grow, where the additive term fades with the parent's), and the virtual losses of
-descents in flight; N counts real visits of the parent. K_a is the additive prior term (zero without a
-prior). Children with no data at all get the first-play urgency FPU. Ties are broken at random and pass
-never wins a tie.
 
 Threads: n_threads workers share one tree; each has its own board copy, RNG and (with the playout
 reply rule) last good replies, learnt from its own simulations and kept until the game or board size
@@ -46,9 +34,8 @@ import threading
 import numpy as np
 
 cimport cython
-from libc.math cimport sqrt, log, pow
 from libc.stdint cimport int16_t, int32_t, int64_t, uint8_t, uint64_t, INT64_MAX
-from libc.stdlib cimport calloc, malloc, free, qsort
+from libc.stdlib cimport calloc, malloc, free
 from libc.string cimport memset
 from posix.time cimport clock_gettime, timespec, CLOCK_MONOTONIC
 
@@ -58,7 +45,8 @@ from engine.board cimport (Board, BoardState, point_t, color_t, point_at, is_leg
 from engine.playout cimport PlayoutParams, PlayoutRecord, MAX_PLAYOUT_MOVES, choose_move, make_params
 from engine.playout cimport run as play_out
 from engine.policy_replies cimport Replies, replies_clear, replies_learn
-from engine.rng cimport Rng, rng_seed, rng_below
+from engine.rng cimport Rng, rng_seed
+from engine.selection cimport Config, SHAPE_INV, SHAPE_INV_SQRT, select, shape_prior, set_children, outcome
 from engine.tree cimport (Node, NodeStore, NO_NODE, NODE_EXPANDING, NODE_INVALID, store_init, store_free,
                           store_clear, store_alloc, n_nodes, compact, atomic_add_i32, atomic_add_i16,
                           atomic_or_u8, atomic_and_u8, load_acquire_i16, store_release_i16,
@@ -81,47 +69,6 @@ cdef enum:
     SEQ_LEN = MAX_DEPTH + MAX_PLAYOUT_MOVES     # tree moves + playout moves of one simulation
 
 cdef double KOMI_JUMP = 1.0  # a change of the dynamic komi beyond this many points drops the old tree
-cdef double FPU = 10.0      # first-play urgency of a child with no data at all: explore it first (Pachi: infinity)
-
-cdef enum:                  # additive prior shapes (SearchParams.additive_shape)
-    SHAPE_INV_SQRT = 0      # K_a = s sqrt(sum p / p_a)         (Fuego, probability-type)
-    SHAPE_INV = 1           # K_a = s sqrt(sum p max p) / p_a   (Rosin's PUCB shape)
-
-
-cdef struct Config:         # SearchParams resolved for one board size
-    int expand_visits
-    double ucb_c
-    double inv_rave_k       # 1 / K
-    bint rave_distance_weight
-    double even_visits      # virtual visits at value 0.5 per child
-    double virtual_loss     # losses per descent in flight
-    double score_weight     # share of a simulation's value given by its margin
-    double inv_score_span   # 1 / the margin at which that share is full
-    double extra_komi       # points taken off Black's score before it is valued (dynamic komi)
-    bint has_prior
-    bint additive
-    int additive_shape
-    double additive_scale
-    double additive_decay
-    double virtual_wins     # a child starts with virtual_wins * sqrt(p) won simulations
-    double temperature
-    double floor
-    bint pw
-    int pw_init
-    double pw_a
-    double pw_b
-    double pw_c
-
-
-cdef inline double outcome(double score, const Config* cfg) noexcept nogil:
-    """Black's value of a finished simulation with this area score (komi included): 1 a win, 0 a loss,
-    0.5 jigo. With a score weight w a win is worth 1 - w + w m and a loss w (1 + m), m the margin over
-    the span clipped to [-1, 1]: a bigger win is worth more, and any win more than any loss."""
-    cdef double m
-    if score == 0:
-        return 0.5
-    m = min(1.0, max(-1.0, score * cfg.inv_score_span))
-    return 1.0 - cfg.score_weight * (1.0 - m) if score > 0 else cfg.score_weight * (1.0 + m)
 
 
 cdef struct Worker:         # one search thread's private state
@@ -142,21 +89,6 @@ cdef struct Counters:       # written by every thread after every simulation: on
     int64_t claimed         # simulations started in this run
     int64_t done            # simulations finished in this run
     char pad_after[64]
-
-
-cdef struct Candidate:      # a child being created, for ordering by prior
-    float p
-    int32_t index
-
-
-cdef int by_prior_desc(const void* a, const void* b) noexcept nogil:
-    cdef const Candidate* x = <const Candidate*>a
-    cdef const Candidate* y = <const Candidate*>b
-    if x.p > y.p:
-        return -1
-    if x.p < y.p:
-        return 1
-    return x.index - y.index
 
 
 cdef inline double now() noexcept nogil:
@@ -503,7 +435,7 @@ cdef class Search:
                     break
                 if not self.expand(cur, b, cur == self.root):
                     break
-            child = self.select(w, cur)
+            child = select(nodes, cur, &self.cfg, &w.rng)
             if child == NO_NODE:
                 break
             atomic_add_i16(&nodes[child].vloss, 1)
@@ -534,68 +466,6 @@ cdef class Search:
             replies_learn(w.replies, w.seq, w.seq_color, n_seq,
                           BLACK if score > 0 else (WHITE if score < 0 else EMPTY))
 
-    cdef int32_t select(self, Worker* w, int32_t parent) noexcept nogil:
-        """The child of parent with the highest score (see the module docstring), or NO_NODE."""
-        cdef Node* nodes = self.store.nodes
-        cdef Node* p = &nodes[parent]
-        cdef Node* ch
-        cdef const Config* cfg = &self.cfg
-        cdef int32_t i, first = p.first_child, best_i = NO_NODE
-        cdef int n_open, ties = 0
-        cdef double n, q, an, beta, v, best = -1e300
-        cdef double ucb = 0.0, add_w = 0.0
-        if cfg.pw:
-            self.widen(p)
-        n_open = p.n_open
-        if cfg.ucb_c > 0 and p.visits > 1:
-            ucb = cfg.ucb_c * sqrt(log(<double>p.visits))
-        if cfg.additive:
-            add_w = sqrt(cfg.additive_decay / (p.visits + cfg.additive_decay))
-        for i in range(first, first + n_open):
-            ch = &nodes[i]
-            if ch.flags & NODE_INVALID:
-                continue
-            n = ch.visits + cfg.even_visits + ch.prior_wins + ch.vloss * cfg.virtual_loss
-            an = ch.amaf_visits
-            if n > 0:
-                q = (ch.wins + 0.5 * cfg.even_visits + ch.prior_wins) / n
-                if an > 0:
-                    beta = an / (an + n + n * an * cfg.inv_rave_k)
-                    v = q + beta * (ch.amaf_wins / an - q)
-                else:
-                    v = q
-                if ucb > 0:
-                    v += ucb / sqrt(n)
-            elif an > 0:
-                v = ch.amaf_wins / an
-            else:
-                v = FPU
-            v -= add_w * ch.bias
-            if v > best:
-                best = v
-                best_i = i
-                ties = 1
-            elif v == best and ch.move != PASS:
-                if nodes[best_i].move == PASS:
-                    best_i = i
-                    ties = 1
-                else:
-                    ties += 1
-                    if rng_below(&w.rng, ties) == 0:
-                        best_i = i
-        return best_i
-
-    cdef void widen(self, Node* p) noexcept nogil:
-        """Progressive widening (Oakfoam): open the next child by prior when the counter passes
-        pw_next. The counter is the wins stored in p, i.e. the chooser's losses through p."""
-        cdef int k = p.n_open
-        cdef double r
-        if k >= p.n_children or p.wins < p.pw_next:
-            return
-        r = p.wins / p.visits if p.visits > 0 else 0.5
-        p.pw_next = p.wins + self.cfg.pw_a * pow(self.cfg.pw_b, k) * (1.0 - self.cfg.pw_c * r)
-        p.n_open = k + 1
-
     cdef bint expand(self, int32_t leaf, BoardState* b, bint at_root) noexcept nogil:
         """Give leaf its children: legal moves except own one-point eyes and superko repeats, plus
         pass. False when another thread has it, the store is full, or the prior failed."""
@@ -604,12 +474,10 @@ cdef class Search:
         cdef point_t moves[MAX_POINTS]
         cdef float probs[MAX_POINTS]
         cdef float bias[MAX_POINTS]
-        cdef Candidate order[MAX_POINTS]
-        cdef int count = 0, k, row, col, n_open
+        cdef int count = 0, k, row, col
         cdef int32_t first
         cdef point_t p
         cdef color_t c = b.to_play
-        cdef double r
         if self.full or atomic_or_u8(&n.flags, NODE_EXPANDING) & NODE_EXPANDING:
             return False
         for row in range(b.size):
@@ -627,7 +495,7 @@ cdef class Search:
             if not self.evaluate_prior(b, moves, count, probs):
                 atomic_and_u8(&n.flags, <uint8_t>~NODE_EXPANDING)
                 return False
-            self.shape_prior(probs, bias, count)
+            shape_prior(probs, bias, count, &self.cfg)
         else:
             for k in range(count):
                 probs[k] = 1.0 / count
@@ -637,24 +505,7 @@ cdef class Search:
             self.full = 1
             atomic_and_u8(&n.flags, <uint8_t>~NODE_EXPANDING)
             return False
-        for k in range(count):
-            order[k].p = probs[k]
-            order[k].index = k
-        if self.cfg.pw:
-            qsort(order, count, sizeof(Candidate), by_prior_desc)
-        for k in range(count):
-            nodes[first + k].move = moves[order[k].index]
-            nodes[first + k].prior = probs[order[k].index]
-            nodes[first + k].bias = bias[order[k].index]
-            nodes[first + k].prior_wins = self.cfg.virtual_wins * sqrt(probs[order[k].index])
-        n.first_child = first
-        if self.cfg.pw:
-            n_open = min(self.cfg.pw_init, count)
-            r = n.wins / n.visits if n.visits > 0 else 0.5
-            n.pw_next = n.wins + self.cfg.pw_a * pow(self.cfg.pw_b, n_open - 1) * (1.0 - self.cfg.pw_c * r)
-        else:
-            n_open = count
-        n.n_open = n_open
+        set_children(nodes, n, first, moves, probs, bias, count, &self.cfg)
         store_release_i16(&n.n_children, count)
         return True
 
@@ -681,36 +532,6 @@ cdef class Search:
             self.error = e
             store_int(&self.stop_flag, 1)
             return False
-
-    cdef void shape_prior(self, float* p, float* bias, int count) noexcept nogil:
-        """Temperature, floor and renormalisation of the children's p; the additive coefficients K_a."""
-        cdef const Config* cfg = &self.cfg
-        cdef double total = 0.0, top = 0.0, x
-        cdef int k
-        for k in range(count):
-            x = p[k] if p[k] > 0 else 0.0          # also maps NaN to 0
-            if cfg.temperature != 1.0 and x > 0:
-                x = pow(x, 1.0 / cfg.temperature)
-            p[k] = x
-            total += x
-        if not (total > 0) or total > 1e300:
-            for k in range(count):
-                p[k] = 1.0
-            total = count
-        x = 0.0
-        for k in range(count):
-            p[k] = max(p[k] / total, cfg.floor)
-            x += p[k]
-        for k in range(count):
-            p[k] = p[k] / x
-            top = max(top, p[k])
-        for k in range(count):
-            if not cfg.additive:
-                bias[k] = 0.0
-            elif cfg.additive_shape == SHAPE_INV:
-                bias[k] = cfg.additive_scale * sqrt(top) / p[k]
-            else:
-                bias[k] = cfg.additive_scale / sqrt(p[k])
 
     cdef void record_owner(self, Worker* w, const BoardState* b) noexcept nogil:
         cdef int row, col
