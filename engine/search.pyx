@@ -23,11 +23,10 @@ Dynamic komi: set_root's extra_komi is taken off every simulation's score before
 that a search far ahead or behind on the board (a handicap game) still tells moves apart by their
 win rates (Pachi's linear dynkomi; the player sets it, see engine.player).
 
-Tree reuse: set_root finds the new position among the old root's children and grandchildren by
-replaying their moves and comparing hashes, side to move, ko point and passes; that node becomes
-the root, unless the dynamic komi moved by more than a point (KOMI_JUMP). When the store is more
-than half full the kept subtree is compacted to the front of the store (copying collector);
-otherwise the rest of the old tree is left behind as garbage.
+Tree reuse: set_root finds the new position within two moves of the old root (engine/reuse.pxd);
+that node becomes the root, unless the dynamic komi moved by more than a point (KOMI_JUMP). When the
+store is more than half full the kept subtree is compacted to the front of the store (copying
+collector); otherwise the rest of the old tree is left behind as garbage.
 """
 import threading
 
@@ -40,11 +39,11 @@ from libc.string cimport memset
 from posix.time cimport clock_gettime, timespec, CLOCK_MONOTONIC
 
 from engine.board cimport (Board, BoardState, point_t, color_t, point_at, is_legal, is_one_point_eye,
-                           hash_after, play, owner, area_score, EMPTY, BLACK, WHITE, PASS, MAX_POINTS,
-                           HASH_RING)
+                           play, owner, area_score, EMPTY, BLACK, WHITE, PASS, MAX_POINTS)
 from engine.playout cimport PlayoutParams, PlayoutRecord, MAX_PLAYOUT_MOVES, choose_move, make_params
 from engine.playout cimport run as play_out
 from engine.policy_replies cimport Replies, replies_clear, replies_learn
+from engine.reuse cimport find_descendant, screen_root, repeats
 from engine.rng cimport Rng, rng_seed
 from engine.selection cimport Config, SHAPE_INV, SHAPE_INV_SQRT, select, shape_prior, set_children, outcome
 from engine.tree cimport (Node, NodeStore, NO_NODE, NODE_EXPANDING, NODE_INVALID, store_init, store_free,
@@ -102,11 +101,6 @@ cdef inline int point_index(const BoardState* b, point_t p) noexcept nogil:
     if p == PASS:
         return b.size * b.size
     return (p // b.stride - 1) * b.size + (p % b.stride - 1)
-
-
-cdef bint same_position(const BoardState* a, const BoardState* b) noexcept nogil:
-    return (a.hash == b.hash and a.to_play == b.to_play and a.ko_point == b.ko_point
-            and a.n_passes == b.n_passes)
 
 
 @cython.final
@@ -242,7 +236,7 @@ cdef class Search:
 
         cdef int32_t kept = NO_NODE
         if self.has_root and self.params.reuse_tree and same_komi:
-            kept = self.find_descendant(&board.s)
+            kept = find_descendant(self.store.nodes, self.root, &self.root_board, &board.s)
         if kept != NO_NODE and n_nodes(&self.store) > self.store.capacity // 2:
             try:
                 kept = compact(&self.store, kept)
@@ -259,7 +253,7 @@ cdef class Search:
         self.has_root = True
         self.full = 0
         self.store.nodes[self.root].flags &= ~NODE_INVALID
-        self.screen_root()
+        screen_root(self.store.nodes, self.root, &self.root_board, self.history, self.n_history)
         for i in range(self.n_threads):
             self.workers[i].n_sims = 0
             memset(self.workers[i].own, 0, sizeof(self.workers[i].own))
@@ -287,66 +281,6 @@ cdef class Search:
                     for q in range(MAX_POINTS):
                         n += r.two[side][p][q] != 0
         return n
-
-    cdef int32_t find_descendant(self, const BoardState* new) noexcept nogil:
-        """The node of the old tree holding position new, within two moves of the root, or NO_NODE."""
-        cdef Node* nodes = self.store.nodes
-        cdef const BoardState* old = &self.root_board
-        cdef BoardState b1, b2
-        cdef int32_t i, j
-        cdef point_t m
-        cdef uint64_t h
-        if old.size != new.size or old.komi != new.komi:
-            return NO_NODE
-        if same_position(old, new):
-            return self.root
-        cdef Node* r = &nodes[self.root]
-        for i in range(r.first_child, r.first_child + r.n_children):
-            m = nodes[i].move
-            h = old.hash if m == PASS else hash_after(old, m, old.to_play)
-            if h == new.hash and new.to_play != old.to_play:
-                b1 = old[0]
-                play(&b1, m, b1.to_play)
-                if same_position(&b1, new):
-                    return i
-            if nodes[i].n_children == 0 or new.to_play != old.to_play:
-                continue
-            b1 = old[0]
-            play(&b1, m, b1.to_play)
-            for j in range(nodes[i].first_child, nodes[i].first_child + nodes[i].n_children):
-                m = nodes[j].move
-                h = b1.hash if m == PASS else hash_after(&b1, m, b1.to_play)
-                if h != new.hash:
-                    continue
-                b2 = b1
-                play(&b2, m, b2.to_play)
-                if same_position(&b2, new):
-                    return j
-        return NO_NODE
-
-    cdef void screen_root(self) noexcept nogil:
-        """Mark the root's children that repeat a position of the game (after reuse)."""
-        cdef Node* nodes = self.store.nodes
-        cdef Node* r = &nodes[self.root]
-        cdef int32_t i
-        for i in range(r.first_child, r.first_child + r.n_children):
-            if nodes[i].move != PASS and self.repeats(&self.root_board, nodes[i].move, self.root_board.to_play, True):
-                nodes[i].flags |= NODE_INVALID
-            else:
-                nodes[i].flags &= ~NODE_INVALID
-
-    cdef bint repeats(self, const BoardState* b, point_t p, color_t c, bint at_root) noexcept nogil:
-        """Does c playing p recreate a recent position (or, at the root, any earlier one of the game)?"""
-        cdef uint64_t h = hash_after(b, p, c)
-        cdef int i
-        for i in range(HASH_RING):
-            if b.hash_ring[i] == h:
-                return True
-        if at_root:
-            for i in range(self.n_history):
-                if self.history[i] == h:
-                    return True
-        return False
 
     # ------------------------------------------------------------------ running
 
@@ -475,6 +409,7 @@ cdef class Search:
         cdef float probs[MAX_POINTS]
         cdef float bias[MAX_POINTS]
         cdef int count = 0, k, row, col
+        cdef int n_history = self.n_history if at_root else 0
         cdef int32_t first
         cdef point_t p
         cdef color_t c = b.to_play
@@ -485,7 +420,7 @@ cdef class Search:
                 p = point_at(b, row, col)
                 if b.color[p] != EMPTY or not is_legal(b, p, c) or is_one_point_eye(b, p, c):
                     continue
-                if self.repeats(b, p, c, at_root):
+                if repeats(b, p, c, self.history, n_history):
                     continue
                 moves[count] = p
                 count += 1
@@ -622,7 +557,7 @@ cdef class Search:
         # No tree (the store cannot hold the root's children): the playout policy's move.
         b = self.root_board
         m = choose_move(&b, &self.pp, &self.workers[0].rng)
-        if m != PASS and self.repeats(&self.root_board, m, self.root_board.to_play, True):
+        if m != PASS and repeats(&self.root_board, m, self.root_board.to_play, self.history, self.n_history):
             return PASS
         return m
 
