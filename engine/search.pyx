@@ -5,7 +5,8 @@ One simulation copies the root position, descends the tree by the selection form
 after `expand_visits` visits (`expand`), finishes the game with the playout policy and adds the
 result (1 a win for Black, 0 a loss; with `score_weight` graded by the margin, see `outcome`)
 to every node of the path (MC) and to the children of each path node whose move the same
-colour played first later in the simulation (AMAF). Nodes live in `engine.tree`'s store.
+colour played first later in the simulation (AMAF). Nodes live in `engine.tree`'s store; what the
+tree tells its readers (best move, PV, root children, ownership) is read out by `engine.report`.
 
 Threads: n_threads workers share one tree; each has its own board copy, RNG and (with the playout
 reply rule) last good replies, learnt from its own simulations and kept until the game or board size
@@ -38,6 +39,7 @@ from libc.stdlib cimport calloc, malloc, free
 from libc.string cimport memset
 from posix.time cimport clock_gettime, timespec, CLOCK_MONOTONIC
 
+from engine cimport report
 from engine.board cimport (Board, BoardState, point_t, color_t, point_at, is_legal, is_one_point_eye,
                            play, owner, area_score, EMPTY, BLACK, WHITE, PASS, MAX_POINTS)
 from engine.playout cimport PlayoutParams, PlayoutRecord, MAX_PLAYOUT_MOVES, choose_move, make_params
@@ -531,25 +533,10 @@ cdef class Search:
             raise RuntimeError("set_root must be called first")
         return &self.store.nodes[self.root]
 
-    cdef int32_t most_visited(self, int32_t parent) noexcept:
-        """The valid child with the most visits (ties: more wins, then non-pass), or NO_NODE."""
-        cdef Node* nodes = self.store.nodes
-        cdef Node* p = &nodes[parent]
-        cdef int32_t i, best = NO_NODE
-        for i in range(p.first_child, p.first_child + p.n_children):
-            if nodes[i].flags & NODE_INVALID:
-                continue
-            if (best == NO_NODE or nodes[i].visits > nodes[best].visits
-                    or (nodes[i].visits == nodes[best].visits and nodes[i].wins > nodes[best].wins)
-                    or (nodes[i].visits == nodes[best].visits and nodes[i].wins == nodes[best].wins
-                        and nodes[best].move == PASS)):
-                best = i
-        return best
-
     def best_move(self) -> int:
         """The most visited root child (PASS if none); never a move repeating a game position."""
         cdef Node* r = self.root_node()
-        cdef int32_t best = self.most_visited(self.root)
+        cdef int32_t best = report.most_visited(self.store.nodes, self.root)
         cdef BoardState b
         cdef point_t m
         if best != NO_NODE:
@@ -579,62 +566,27 @@ cdef class Search:
     def pv(self, int max_len=20) -> list:
         """Principal variation: most visited children from the root while they have visits."""
         self.root_node()
-        cdef int32_t cur = self.root, nxt
-        out = []
-        while len(out) < max_len:
-            nxt = self.most_visited(cur)
-            if nxt == NO_NODE or self.store.nodes[nxt].visits == 0:
-                break
-            out.append(self.store.nodes[nxt].move)
-            cur = nxt
-        return out
+        return report.principal_variation(self.store.nodes, self.root, max_len)
 
     def root_children(self) -> list:
         """The root's children, most visited first: move, visits, winrate (side to move), prior,
         amaf_visits, amaf_winrate, pv."""
-        cdef Node* r = self.root_node()
-        cdef Node* ch
-        cdef int32_t i, cur, nxt
-        out = []
-        for i in range(r.first_child, r.first_child + r.n_children):
-            ch = &self.store.nodes[i]
-            if ch.flags & NODE_INVALID:
-                continue
-            line = [ch.move]
-            cur = i
-            while len(line) < 20:
-                nxt = self.most_visited(cur)
-                if nxt == NO_NODE or self.store.nodes[nxt].visits == 0:
-                    break
-                line.append(self.store.nodes[nxt].move)
-                cur = nxt
-            out.append(dict(move=ch.move, visits=ch.visits,
-                            winrate=ch.wins / ch.visits if ch.visits else 0.5,
-                            prior=ch.prior, amaf_visits=ch.amaf_visits,
-                            amaf_winrate=ch.amaf_wins / ch.amaf_visits if ch.amaf_visits > 0 else 0.5,
-                            pv=line))
-        out.sort(key=lambda d: -d["visits"])
-        return out
+        self.root_node()
+        return report.children(self.store.nodes, self.root)
 
     def ownership(self) -> np.ndarray:
         """(N, N) float32 in [-1, 1], indexed [row, col]: + Black, - White, averaged over the final
         boards of the simulations since set_root (zeros before any)."""
         self.root_node()
-        cdef int size = self.root_board.size, row, col, i
-        cdef int64_t sims = 0, total
-        out = np.zeros((size, size), dtype=np.float32)
-        cdef float[:, ::1] o = out
+        cdef int64_t total[MAX_POINTS]
+        cdef int64_t sims = 0
+        cdef int i, p
+        memset(total, 0, sizeof(total))
         for i in range(self.n_threads):
             sims += self.workers[i].n_sims
-        if sims == 0:
-            return out
-        for row in range(size):
-            for col in range(size):
-                total = 0
-                for i in range(self.n_threads):
-                    total += self.workers[i].own[point_at(&self.root_board, row, col)]
-                o[row, col] = <float>(<double>total / sims)
-        return out
+            for p in range(MAX_POINTS):
+                total[p] += self.workers[i].own[p]
+        return report.ownership(&self.root_board, total, sims)
 
     def n_nodes(self) -> int:
         """Nodes taken from the store (unreachable ones included until the next compaction)."""
