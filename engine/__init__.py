@@ -20,7 +20,11 @@ searches, live with it in `tactics/`. Knows nothing of the GTP protocol beyond v
 - `configfile`   the one YAML reader and ConfigError of every kind of config (engine, match, training, ...)
 - `config`       engine configs: YAML and `--set` into `params`, old keys deprecated, default.yaml generated
 - `tree`         the node store: a preallocated C array, children contiguous, compaction for reuse
-- `search`       UCT with RAVE: selection, expansion, backup, threads, tree reuse
+- `selection.pxd`  the selection formula (UCT with RAVE) and the prior's shaping: temperature and floor,
+                 the additive term, virtual wins, progressive widening; inline for the walk
+- `reuse.pxd`    positions the tree keeps or grows into: the new root within two moves, superko repeats
+- `report`       what the tree tells its readers: best move, principal variation, root children, ownership
+- `search`       the walk (select, expand, play out, back up), threads, tree reuse, the Search class
 - `game`         the game record: moves, undo, handicap, positional superko, SGF
 - `modelfile`    `.npz` model files with a JSON header, read without pickles (every learned model's)
 - `tactics/`     capture reading, a package (its `__init__` lists its modules): Bayesian proof search and

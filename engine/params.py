@@ -60,7 +60,7 @@ class PlayoutParams:
                           Bound(0, 1000))   # engine/playout.pxd MAX_PLAYOUT_MOVES
 
 
-ADDITIVE_SHAPES = ("inv_sqrt", "inv")   # engine/search.pyx SHAPE_INV_SQRT, SHAPE_INV
+ADDITIVE_SHAPES = ("inv_sqrt", "inv")   # engine/selection.pxd SHAPE_INV_SQRT, SHAPE_INV
 
 
 @dataclass(frozen=True)

@@ -1,23 +1,12 @@
 """UCT search with RAVE: the walk (select, expand, play out, back up), threads and tree reuse.
 
-One simulation copies the root position, descends the tree by `select`, grows a leaf's children
+One simulation copies the root position, descends the tree by the selection formula
+(engine/selection.pxd: MC-RAVE, the prior's terms, progressive widening), grows a leaf's children
 after `expand_visits` visits (`expand`), finishes the game with the playout policy and adds the
 result (1 a win for Black, 0 a loss; with `score_weight` graded by the margin, see `outcome`)
 to every node of the path (MC) and to the children of each path node whose move the same
-colour played first later in the simulation (AMAF). Nodes live in `engine.tree`'s store.
-
-Selection (MC-RAVE, Gelly & Silver 2011, as Pachi and Fuego use it; the prior's terms and their
-settings are measured in bench/studies/search-settings.md and virtual-wins.md):
-
-    V_a = (1 - beta) Q_a + beta Q~_a,   beta = n~ / (n~ + n + n n~ / K)
-    score_a = V_a + ucb_c sqrt(ln N / n) - sqrt(d / (N + d)) K_a
-
-n and Q include the even prior (even_visits virtual visits at 0.5 for every child), with a prior
-virtual_wins * sqrt(p_a) virtual wins set at expansion (Pachi's pattern prior: knowledge that fades as
-the child's own visits grow, where the additive term fades with the parent's), and the virtual losses of
-descents in flight; N counts real visits of the parent. K_a is the additive prior term (zero without a
-prior). Children with no data at all get the first-play urgency FPU. Ties are broken at random and pass
-never wins a tie.
+colour played first later in the simulation (AMAF). Nodes live in `engine.tree`'s store; what the
+tree tells its readers (best move, PV, root children, ownership) is read out by `engine.report`.
 
 Threads: n_threads workers share one tree; each has its own board copy, RNG and (with the playout
 reply rule) last good replies, learnt from its own simulations and kept until the game or board size
@@ -35,30 +24,30 @@ Dynamic komi: set_root's extra_komi is taken off every simulation's score before
 that a search far ahead or behind on the board (a handicap game) still tells moves apart by their
 win rates (Pachi's linear dynkomi; the player sets it, see engine.player).
 
-Tree reuse: set_root finds the new position among the old root's children and grandchildren by
-replaying their moves and comparing hashes, side to move, ko point and passes; that node becomes
-the root, unless the dynamic komi moved by more than a point (KOMI_JUMP). When the store is more
-than half full the kept subtree is compacted to the front of the store (copying collector);
-otherwise the rest of the old tree is left behind as garbage.
+Tree reuse: set_root finds the new position within two moves of the old root (engine/reuse.pxd);
+that node becomes the root, unless the dynamic komi moved by more than a point (KOMI_JUMP). When the
+store is more than half full the kept subtree is compacted to the front of the store (copying
+collector); otherwise the rest of the old tree is left behind as garbage.
 """
 import threading
 
 import numpy as np
 
 cimport cython
-from libc.math cimport sqrt, log, pow
 from libc.stdint cimport int16_t, int32_t, int64_t, uint8_t, uint64_t, INT64_MAX
-from libc.stdlib cimport calloc, malloc, free, qsort
+from libc.stdlib cimport calloc, malloc, free
 from libc.string cimport memset
 from posix.time cimport clock_gettime, timespec, CLOCK_MONOTONIC
 
+from engine cimport report
 from engine.board cimport (Board, BoardState, point_t, color_t, point_at, is_legal, is_one_point_eye,
-                           hash_after, play, owner, area_score, EMPTY, BLACK, WHITE, PASS, MAX_POINTS,
-                           HASH_RING)
+                           play, owner, area_score, EMPTY, BLACK, WHITE, PASS, MAX_POINTS)
 from engine.playout cimport PlayoutParams, PlayoutRecord, MAX_PLAYOUT_MOVES, choose_move, make_params
 from engine.playout cimport run as play_out
 from engine.policy_replies cimport Replies, replies_clear, replies_learn
-from engine.rng cimport Rng, rng_seed, rng_below
+from engine.reuse cimport find_descendant, screen_root, repeats
+from engine.rng cimport Rng, rng_seed
+from engine.selection cimport Config, SHAPE_INV, SHAPE_INV_SQRT, select, shape_prior, set_children, outcome
 from engine.tree cimport (Node, NodeStore, NO_NODE, NODE_EXPANDING, NODE_INVALID, store_init, store_free,
                           store_clear, store_alloc, n_nodes, compact, atomic_add_i32, atomic_add_i16,
                           atomic_or_u8, atomic_and_u8, load_acquire_i16, store_release_i16,
@@ -81,47 +70,6 @@ cdef enum:
     SEQ_LEN = MAX_DEPTH + MAX_PLAYOUT_MOVES     # tree moves + playout moves of one simulation
 
 cdef double KOMI_JUMP = 1.0  # a change of the dynamic komi beyond this many points drops the old tree
-cdef double FPU = 10.0      # first-play urgency of a child with no data at all: explore it first (Pachi: infinity)
-
-cdef enum:                  # additive prior shapes (SearchParams.additive_shape)
-    SHAPE_INV_SQRT = 0      # K_a = s sqrt(sum p / p_a)         (Fuego, probability-type)
-    SHAPE_INV = 1           # K_a = s sqrt(sum p max p) / p_a   (Rosin's PUCB shape)
-
-
-cdef struct Config:         # SearchParams resolved for one board size
-    int expand_visits
-    double ucb_c
-    double inv_rave_k       # 1 / K
-    bint rave_distance_weight
-    double even_visits      # virtual visits at value 0.5 per child
-    double virtual_loss     # losses per descent in flight
-    double score_weight     # share of a simulation's value given by its margin
-    double inv_score_span   # 1 / the margin at which that share is full
-    double extra_komi       # points taken off Black's score before it is valued (dynamic komi)
-    bint has_prior
-    bint additive
-    int additive_shape
-    double additive_scale
-    double additive_decay
-    double virtual_wins     # a child starts with virtual_wins * sqrt(p) won simulations
-    double temperature
-    double floor
-    bint pw
-    int pw_init
-    double pw_a
-    double pw_b
-    double pw_c
-
-
-cdef inline double outcome(double score, const Config* cfg) noexcept nogil:
-    """Black's value of a finished simulation with this area score (komi included): 1 a win, 0 a loss,
-    0.5 jigo. With a score weight w a win is worth 1 - w + w m and a loss w (1 + m), m the margin over
-    the span clipped to [-1, 1]: a bigger win is worth more, and any win more than any loss."""
-    cdef double m
-    if score == 0:
-        return 0.5
-    m = min(1.0, max(-1.0, score * cfg.inv_score_span))
-    return 1.0 - cfg.score_weight * (1.0 - m) if score > 0 else cfg.score_weight * (1.0 + m)
 
 
 cdef struct Worker:         # one search thread's private state
@@ -144,21 +92,6 @@ cdef struct Counters:       # written by every thread after every simulation: on
     char pad_after[64]
 
 
-cdef struct Candidate:      # a child being created, for ordering by prior
-    float p
-    int32_t index
-
-
-cdef int by_prior_desc(const void* a, const void* b) noexcept nogil:
-    cdef const Candidate* x = <const Candidate*>a
-    cdef const Candidate* y = <const Candidate*>b
-    if x.p > y.p:
-        return -1
-    if x.p < y.p:
-        return 1
-    return x.index - y.index
-
-
 cdef inline double now() noexcept nogil:
     cdef timespec ts
     clock_gettime(CLOCK_MONOTONIC, &ts)
@@ -170,11 +103,6 @@ cdef inline int point_index(const BoardState* b, point_t p) noexcept nogil:
     if p == PASS:
         return b.size * b.size
     return (p // b.stride - 1) * b.size + (p % b.stride - 1)
-
-
-cdef bint same_position(const BoardState* a, const BoardState* b) noexcept nogil:
-    return (a.hash == b.hash and a.to_play == b.to_play and a.ko_point == b.ko_point
-            and a.n_passes == b.n_passes)
 
 
 @cython.final
@@ -310,7 +238,7 @@ cdef class Search:
 
         cdef int32_t kept = NO_NODE
         if self.has_root and self.params.reuse_tree and same_komi:
-            kept = self.find_descendant(&board.s)
+            kept = find_descendant(self.store.nodes, self.root, &self.root_board, &board.s)
         if kept != NO_NODE and n_nodes(&self.store) > self.store.capacity // 2:
             try:
                 kept = compact(&self.store, kept)
@@ -327,7 +255,7 @@ cdef class Search:
         self.has_root = True
         self.full = 0
         self.store.nodes[self.root].flags &= ~NODE_INVALID
-        self.screen_root()
+        screen_root(self.store.nodes, self.root, &self.root_board, self.history, self.n_history)
         for i in range(self.n_threads):
             self.workers[i].n_sims = 0
             memset(self.workers[i].own, 0, sizeof(self.workers[i].own))
@@ -355,66 +283,6 @@ cdef class Search:
                     for q in range(MAX_POINTS):
                         n += r.two[side][p][q] != 0
         return n
-
-    cdef int32_t find_descendant(self, const BoardState* new) noexcept nogil:
-        """The node of the old tree holding position new, within two moves of the root, or NO_NODE."""
-        cdef Node* nodes = self.store.nodes
-        cdef const BoardState* old = &self.root_board
-        cdef BoardState b1, b2
-        cdef int32_t i, j
-        cdef point_t m
-        cdef uint64_t h
-        if old.size != new.size or old.komi != new.komi:
-            return NO_NODE
-        if same_position(old, new):
-            return self.root
-        cdef Node* r = &nodes[self.root]
-        for i in range(r.first_child, r.first_child + r.n_children):
-            m = nodes[i].move
-            h = old.hash if m == PASS else hash_after(old, m, old.to_play)
-            if h == new.hash and new.to_play != old.to_play:
-                b1 = old[0]
-                play(&b1, m, b1.to_play)
-                if same_position(&b1, new):
-                    return i
-            if nodes[i].n_children == 0 or new.to_play != old.to_play:
-                continue
-            b1 = old[0]
-            play(&b1, m, b1.to_play)
-            for j in range(nodes[i].first_child, nodes[i].first_child + nodes[i].n_children):
-                m = nodes[j].move
-                h = b1.hash if m == PASS else hash_after(&b1, m, b1.to_play)
-                if h != new.hash:
-                    continue
-                b2 = b1
-                play(&b2, m, b2.to_play)
-                if same_position(&b2, new):
-                    return j
-        return NO_NODE
-
-    cdef void screen_root(self) noexcept nogil:
-        """Mark the root's children that repeat a position of the game (after reuse)."""
-        cdef Node* nodes = self.store.nodes
-        cdef Node* r = &nodes[self.root]
-        cdef int32_t i
-        for i in range(r.first_child, r.first_child + r.n_children):
-            if nodes[i].move != PASS and self.repeats(&self.root_board, nodes[i].move, self.root_board.to_play, True):
-                nodes[i].flags |= NODE_INVALID
-            else:
-                nodes[i].flags &= ~NODE_INVALID
-
-    cdef bint repeats(self, const BoardState* b, point_t p, color_t c, bint at_root) noexcept nogil:
-        """Does c playing p recreate a recent position (or, at the root, any earlier one of the game)?"""
-        cdef uint64_t h = hash_after(b, p, c)
-        cdef int i
-        for i in range(HASH_RING):
-            if b.hash_ring[i] == h:
-                return True
-        if at_root:
-            for i in range(self.n_history):
-                if self.history[i] == h:
-                    return True
-        return False
 
     # ------------------------------------------------------------------ running
 
@@ -503,7 +371,7 @@ cdef class Search:
                     break
                 if not self.expand(cur, b, cur == self.root):
                     break
-            child = self.select(w, cur)
+            child = select(nodes, cur, &self.cfg, &w.rng)
             if child == NO_NODE:
                 break
             atomic_add_i16(&nodes[child].vloss, 1)
@@ -534,68 +402,6 @@ cdef class Search:
             replies_learn(w.replies, w.seq, w.seq_color, n_seq,
                           BLACK if score > 0 else (WHITE if score < 0 else EMPTY))
 
-    cdef int32_t select(self, Worker* w, int32_t parent) noexcept nogil:
-        """The child of parent with the highest score (see the module docstring), or NO_NODE."""
-        cdef Node* nodes = self.store.nodes
-        cdef Node* p = &nodes[parent]
-        cdef Node* ch
-        cdef const Config* cfg = &self.cfg
-        cdef int32_t i, first = p.first_child, best_i = NO_NODE
-        cdef int n_open, ties = 0
-        cdef double n, q, an, beta, v, best = -1e300
-        cdef double ucb = 0.0, add_w = 0.0
-        if cfg.pw:
-            self.widen(p)
-        n_open = p.n_open
-        if cfg.ucb_c > 0 and p.visits > 1:
-            ucb = cfg.ucb_c * sqrt(log(<double>p.visits))
-        if cfg.additive:
-            add_w = sqrt(cfg.additive_decay / (p.visits + cfg.additive_decay))
-        for i in range(first, first + n_open):
-            ch = &nodes[i]
-            if ch.flags & NODE_INVALID:
-                continue
-            n = ch.visits + cfg.even_visits + ch.prior_wins + ch.vloss * cfg.virtual_loss
-            an = ch.amaf_visits
-            if n > 0:
-                q = (ch.wins + 0.5 * cfg.even_visits + ch.prior_wins) / n
-                if an > 0:
-                    beta = an / (an + n + n * an * cfg.inv_rave_k)
-                    v = q + beta * (ch.amaf_wins / an - q)
-                else:
-                    v = q
-                if ucb > 0:
-                    v += ucb / sqrt(n)
-            elif an > 0:
-                v = ch.amaf_wins / an
-            else:
-                v = FPU
-            v -= add_w * ch.bias
-            if v > best:
-                best = v
-                best_i = i
-                ties = 1
-            elif v == best and ch.move != PASS:
-                if nodes[best_i].move == PASS:
-                    best_i = i
-                    ties = 1
-                else:
-                    ties += 1
-                    if rng_below(&w.rng, ties) == 0:
-                        best_i = i
-        return best_i
-
-    cdef void widen(self, Node* p) noexcept nogil:
-        """Progressive widening (Oakfoam): open the next child by prior when the counter passes
-        pw_next. The counter is the wins stored in p, i.e. the chooser's losses through p."""
-        cdef int k = p.n_open
-        cdef double r
-        if k >= p.n_children or p.wins < p.pw_next:
-            return
-        r = p.wins / p.visits if p.visits > 0 else 0.5
-        p.pw_next = p.wins + self.cfg.pw_a * pow(self.cfg.pw_b, k) * (1.0 - self.cfg.pw_c * r)
-        p.n_open = k + 1
-
     cdef bint expand(self, int32_t leaf, BoardState* b, bint at_root) noexcept nogil:
         """Give leaf its children: legal moves except own one-point eyes and superko repeats, plus
         pass. False when another thread has it, the store is full, or the prior failed."""
@@ -604,12 +410,11 @@ cdef class Search:
         cdef point_t moves[MAX_POINTS]
         cdef float probs[MAX_POINTS]
         cdef float bias[MAX_POINTS]
-        cdef Candidate order[MAX_POINTS]
-        cdef int count = 0, k, row, col, n_open
+        cdef int count = 0, k, row, col
+        cdef int n_history = self.n_history if at_root else 0
         cdef int32_t first
         cdef point_t p
         cdef color_t c = b.to_play
-        cdef double r
         if self.full or atomic_or_u8(&n.flags, NODE_EXPANDING) & NODE_EXPANDING:
             return False
         for row in range(b.size):
@@ -617,7 +422,7 @@ cdef class Search:
                 p = point_at(b, row, col)
                 if b.color[p] != EMPTY or not is_legal(b, p, c) or is_one_point_eye(b, p, c):
                     continue
-                if self.repeats(b, p, c, at_root):
+                if repeats(b, p, c, self.history, n_history):
                     continue
                 moves[count] = p
                 count += 1
@@ -627,7 +432,7 @@ cdef class Search:
             if not self.evaluate_prior(b, moves, count, probs):
                 atomic_and_u8(&n.flags, <uint8_t>~NODE_EXPANDING)
                 return False
-            self.shape_prior(probs, bias, count)
+            shape_prior(probs, bias, count, &self.cfg)
         else:
             for k in range(count):
                 probs[k] = 1.0 / count
@@ -637,24 +442,7 @@ cdef class Search:
             self.full = 1
             atomic_and_u8(&n.flags, <uint8_t>~NODE_EXPANDING)
             return False
-        for k in range(count):
-            order[k].p = probs[k]
-            order[k].index = k
-        if self.cfg.pw:
-            qsort(order, count, sizeof(Candidate), by_prior_desc)
-        for k in range(count):
-            nodes[first + k].move = moves[order[k].index]
-            nodes[first + k].prior = probs[order[k].index]
-            nodes[first + k].bias = bias[order[k].index]
-            nodes[first + k].prior_wins = self.cfg.virtual_wins * sqrt(probs[order[k].index])
-        n.first_child = first
-        if self.cfg.pw:
-            n_open = min(self.cfg.pw_init, count)
-            r = n.wins / n.visits if n.visits > 0 else 0.5
-            n.pw_next = n.wins + self.cfg.pw_a * pow(self.cfg.pw_b, n_open - 1) * (1.0 - self.cfg.pw_c * r)
-        else:
-            n_open = count
-        n.n_open = n_open
+        set_children(nodes, n, first, moves, probs, bias, count, &self.cfg)
         store_release_i16(&n.n_children, count)
         return True
 
@@ -681,36 +469,6 @@ cdef class Search:
             self.error = e
             store_int(&self.stop_flag, 1)
             return False
-
-    cdef void shape_prior(self, float* p, float* bias, int count) noexcept nogil:
-        """Temperature, floor and renormalisation of the children's p; the additive coefficients K_a."""
-        cdef const Config* cfg = &self.cfg
-        cdef double total = 0.0, top = 0.0, x
-        cdef int k
-        for k in range(count):
-            x = p[k] if p[k] > 0 else 0.0          # also maps NaN to 0
-            if cfg.temperature != 1.0 and x > 0:
-                x = pow(x, 1.0 / cfg.temperature)
-            p[k] = x
-            total += x
-        if not (total > 0) or total > 1e300:
-            for k in range(count):
-                p[k] = 1.0
-            total = count
-        x = 0.0
-        for k in range(count):
-            p[k] = max(p[k] / total, cfg.floor)
-            x += p[k]
-        for k in range(count):
-            p[k] = p[k] / x
-            top = max(top, p[k])
-        for k in range(count):
-            if not cfg.additive:
-                bias[k] = 0.0
-            elif cfg.additive_shape == SHAPE_INV:
-                bias[k] = cfg.additive_scale * sqrt(top) / p[k]
-            else:
-                bias[k] = cfg.additive_scale / sqrt(p[k])
 
     cdef void record_owner(self, Worker* w, const BoardState* b) noexcept nogil:
         cdef int row, col
@@ -775,25 +533,10 @@ cdef class Search:
             raise RuntimeError("set_root must be called first")
         return &self.store.nodes[self.root]
 
-    cdef int32_t most_visited(self, int32_t parent) noexcept:
-        """The valid child with the most visits (ties: more wins, then non-pass), or NO_NODE."""
-        cdef Node* nodes = self.store.nodes
-        cdef Node* p = &nodes[parent]
-        cdef int32_t i, best = NO_NODE
-        for i in range(p.first_child, p.first_child + p.n_children):
-            if nodes[i].flags & NODE_INVALID:
-                continue
-            if (best == NO_NODE or nodes[i].visits > nodes[best].visits
-                    or (nodes[i].visits == nodes[best].visits and nodes[i].wins > nodes[best].wins)
-                    or (nodes[i].visits == nodes[best].visits and nodes[i].wins == nodes[best].wins
-                        and nodes[best].move == PASS)):
-                best = i
-        return best
-
     def best_move(self) -> int:
         """The most visited root child (PASS if none); never a move repeating a game position."""
         cdef Node* r = self.root_node()
-        cdef int32_t best = self.most_visited(self.root)
+        cdef int32_t best = report.most_visited(self.store.nodes, self.root)
         cdef BoardState b
         cdef point_t m
         if best != NO_NODE:
@@ -801,7 +544,7 @@ cdef class Search:
         # No tree (the store cannot hold the root's children): the playout policy's move.
         b = self.root_board
         m = choose_move(&b, &self.pp, &self.workers[0].rng)
-        if m != PASS and self.repeats(&self.root_board, m, self.root_board.to_play, True):
+        if m != PASS and repeats(&self.root_board, m, self.root_board.to_play, self.history, self.n_history):
             return PASS
         return m
 
@@ -823,62 +566,27 @@ cdef class Search:
     def pv(self, int max_len=20) -> list:
         """Principal variation: most visited children from the root while they have visits."""
         self.root_node()
-        cdef int32_t cur = self.root, nxt
-        out = []
-        while len(out) < max_len:
-            nxt = self.most_visited(cur)
-            if nxt == NO_NODE or self.store.nodes[nxt].visits == 0:
-                break
-            out.append(self.store.nodes[nxt].move)
-            cur = nxt
-        return out
+        return report.principal_variation(self.store.nodes, self.root, max_len)
 
     def root_children(self) -> list:
         """The root's children, most visited first: move, visits, winrate (side to move), prior,
         amaf_visits, amaf_winrate, pv."""
-        cdef Node* r = self.root_node()
-        cdef Node* ch
-        cdef int32_t i, cur, nxt
-        out = []
-        for i in range(r.first_child, r.first_child + r.n_children):
-            ch = &self.store.nodes[i]
-            if ch.flags & NODE_INVALID:
-                continue
-            line = [ch.move]
-            cur = i
-            while len(line) < 20:
-                nxt = self.most_visited(cur)
-                if nxt == NO_NODE or self.store.nodes[nxt].visits == 0:
-                    break
-                line.append(self.store.nodes[nxt].move)
-                cur = nxt
-            out.append(dict(move=ch.move, visits=ch.visits,
-                            winrate=ch.wins / ch.visits if ch.visits else 0.5,
-                            prior=ch.prior, amaf_visits=ch.amaf_visits,
-                            amaf_winrate=ch.amaf_wins / ch.amaf_visits if ch.amaf_visits > 0 else 0.5,
-                            pv=line))
-        out.sort(key=lambda d: -d["visits"])
-        return out
+        self.root_node()
+        return report.children(self.store.nodes, self.root)
 
     def ownership(self) -> np.ndarray:
         """(N, N) float32 in [-1, 1], indexed [row, col]: + Black, - White, averaged over the final
         boards of the simulations since set_root (zeros before any)."""
         self.root_node()
-        cdef int size = self.root_board.size, row, col, i
-        cdef int64_t sims = 0, total
-        out = np.zeros((size, size), dtype=np.float32)
-        cdef float[:, ::1] o = out
+        cdef int64_t total[MAX_POINTS]
+        cdef int64_t sims = 0
+        cdef int i, p
+        memset(total, 0, sizeof(total))
         for i in range(self.n_threads):
             sims += self.workers[i].n_sims
-        if sims == 0:
-            return out
-        for row in range(size):
-            for col in range(size):
-                total = 0
-                for i in range(self.n_threads):
-                    total += self.workers[i].own[point_at(&self.root_board, row, col)]
-                o[row, col] = <float>(<double>total / sims)
-        return out
+            for p in range(MAX_POINTS):
+                total[p] += self.workers[i].own[p]
+        return report.ownership(&self.root_board, total, sims)
 
     def n_nodes(self) -> int:
         """Nodes taken from the store (unreachable ones included until the next compaction)."""
