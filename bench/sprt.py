@@ -3,6 +3,7 @@
     python -m bench.sprt simulate --true-elo E --elo0 A --elo1 B [--alpha 0.05] [--beta 0.05]
                                   [--draw-rate D] [--pairs [--opening-bias F]] [--normalized]
                                   --runs N [--seed S] [--cap GAMES]
+    python -m bench.sprt variance RUN [RUN ...]
 
 A match asks "is the change worth at least elo1 rather than at most elo0?" and stops as soon as the games
 decide: H1 (the change gains elo1) is accepted when the log-likelihood ratio (LLR) reaches
@@ -41,6 +42,10 @@ fixed-sample figures (not corrected for the stopping rule), as a match report gi
 `simulate` runs N such tests on synthetic results of a known Elo (see `simulate` for the model of paired
 games) and prints beside them what Wald's approximations predict; its last line is
 `accept H1 in X of N runs, mean games G`.
+
+`variance` gives, per match run folder (bench.match) and variant, the variance per game
+(`variance_per_game`) counted game by game and, on an opening suite, per pair: their ratio is the share
+of games a test on pairs needs.
 """
 from __future__ import annotations
 
@@ -48,6 +53,7 @@ import argparse
 import math
 import sys
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Iterable, Mapping, Union
 
 import numpy as np
@@ -539,6 +545,49 @@ def wald(true_elo: float, config: SprtConfig, draw_rate: float = 0.0, pairs: boo
     return accept, per_unit * (accept * a + (1 - accept) * b) / drift
 
 
+# -- the variance that pairs save --------------------------------------------------------------------------
+
+def variance_per_game(counts: Counts) -> float:
+    """The variance of the mean score per game times the games: what one game adds to the uncertainty.
+    Unpaired, a game's score variance; paired, twice the variance of a pair's mean score (the pair is two
+    games). The games a test needs are proportional to it, so paired / unpaired is the share of games
+    that pairs on a balanced suite need (NaN without games)."""
+    _kind(counts)
+    c = counts.array()
+    if c.sum() == 0:
+        return math.nan
+    _, var = _moments(c / c.sum(), unit_scores(len(c)))
+    return float(var) * counts.games_per_unit
+
+
+def _variance_command(args: argparse.Namespace) -> int:
+    """Per run folder and variant: the variance per game counted game by game, and on a suite per pair."""
+    from bench.match import RunError, read_games     # the records' reader, only for this command
+    from bench.report import count_rows
+    from bench.records import read_run
+    for folder in args.runs:
+        try:
+            games = read_games(Path(folder))
+        except (RunError, OSError, ValueError) as err:
+            raise ValueError(f"{folder}: {err}") from None
+        if not games:
+            raise ValueError(f"{folder}: no games (a match run folder?)")
+        paired = bool(read_run(Path(folder)).get("config", {}).get("openings"))
+        for variant in sorted({v for v, _ in games}):
+            ordered = [r for (v, _), r in sorted(games.items()) if v == variant]
+            rows = count_rows(ordered, paired=False)
+            single = Trinomial(wins=int(rows[-1][2]), draws=int(rows[-1][1]), losses=int(rows[-1][0]))
+            line = (f"{folder} {variant}: {single.games} games, {single}; variance per game, game by game "
+                    f"{variance_per_game(single):.4f}")
+            if paired:
+                pairs = Pentanomial(tuple(int(c) for c in count_rows(ordered, paired=True)[-1]))
+                ratio = variance_per_game(pairs) / variance_per_game(single)
+                line += (f"; per pair {variance_per_game(pairs):.4f} ({sum(pairs.counts)} complete pairs, "
+                         f"{pairs}): paired / unpaired {ratio:.2f}")
+            print(line)
+    return 0
+
+
 # -- command line -------------------------------------------------------------------------------------------
 
 def _simulate_command(args: argparse.Namespace) -> int:
@@ -577,9 +626,11 @@ def main(argv: list[str] | None = None) -> int:
     sim.add_argument("--runs", type=int, required=True)
     sim.add_argument("--seed", type=int, default=1)
     sim.add_argument("--cap", type=int, default=None, metavar="GAMES", help="stop a run undecided after GAMES games")
+    var = sub.add_parser("variance", help="variance per game of match runs, game by game and per pair")
+    var.add_argument("runs", nargs="+", metavar="RUN", help="match run folders (bench/results/match/<name>)")
     args = parser.parse_args(argv)
     try:
-        return _simulate_command(args)
+        return _variance_command(args) if args.command == "variance" else _simulate_command(args)
     except ValueError as err:
         print(f"error: {err}", file=sys.stderr)
         return 2
