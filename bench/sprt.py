@@ -64,7 +64,6 @@ NELO_PER_T = 800 / math.log(10)  # normalized Elo per unit of t-value (mean - 1/
 REGULARIZE = 1e-3               # stands in for a zero count
 MODELS = ("logistic", "normalized")
 CHUNK_ROWS = 1 << 15             # simulation: (run, unit) rows whose LLR is computed at once
-RESULTS = ("H0", "H1", "continue")
 
 
 # -- configuration and counts -------------------------------------------------------------------------------
