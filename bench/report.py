@@ -205,7 +205,7 @@ def format_sequential(s: Sequential, suite: str | None = None) -> str:
         bounds = f"[{t.lower:.2f}, {t.upper:.2f}]"
         if s.decided_at is not None:
             lines.append(f"  {DECISIONS[s.result]} after {s.decided_at} games (LLR {s.llr_at_decision:.2f} {bounds}); "
-                         f"{s.in_flight} games in flight then, finished and recorded: LLR {s.llr:.2f} "
+                         f"{_games(s.in_flight)} in flight then, finished and recorded: LLR {s.llr:.2f} "
                          f"after {s.games} games")
         else:
             lines.append(f"  {DECISIONS[s.result]}: LLR {s.llr:.2f} {bounds} after {s.games} games")
@@ -214,6 +214,10 @@ def format_sequential(s: Sequential, suite: str | None = None) -> str:
     lines.append(f"  W-L-D {s.wins}-{s.losses}-{s.draws}" + (f"; {s.counts}" if s.paired else ""))
     lines.append(f"  {s.elo} (95%, {'pentanomial' if s.paired else 'trinomial'})")
     return "\n".join(lines)
+
+
+def _games(n: int) -> str:
+    return f"{n} game" if n == 1 else f"{n} games"
 
 
 def sequential_dict(s: Sequential) -> dict:

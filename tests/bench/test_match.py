@@ -625,7 +625,7 @@ def test_an_sprt_stops_the_run_at_its_decision_records_the_game_in_flight_and_re
     assert test["llr_at_decision"] >= test["sprt"]["upper"] and test["model"] == "trinomial"
     assert (test["wins"], test["losses"], test["elo"]) == (6, 0, "inf")          # every game won
     text = (out / "summary.txt").read_text()
-    assert "H1 accepted after 5 games" in text and "1 games in flight then" in text and text.strip() in printed
+    assert "H1 accepted after 5 games" in text and "1 game in flight then" in text and text.strip() in printed
     assert "SPRT, at most 40 games per variant" in text
     figures = {f["key"]: f for f in json.loads((out / "summary.json").read_text())["figures"]}
     assert figures["main/sprt"]["text"].startswith("H1 accepted after 5 games (1 more in flight): LLR ")
