@@ -233,6 +233,7 @@ def format_ratings(cfg: LeagueConfig, ratings: Ratings, points: np.ndarray, draw
     m = cfg.pairs[0].match
     low, high = min(p.match.games for p in cfg.pairs), max(p.match.games for p in cfg.pairs)
     games = f"{low}" if low == high else f"{low} to {high}"
+    games = f"SPRT, at most {games}" if m.sprt else games
     lines = [f"League {cfg.name}: {m.board_size}x{m.board_size}, komi {m.komi:g}, {games} games per pair; "
              f"Bradley-Terry Elo, {cfg.anchor} at 0, 95% intervals",
              f"{'rank':>4}  {'engine':<20} {'Elo':>6}  {'95% CI':>15}  {'games':>5}  {'score':>6}"]
