@@ -14,7 +14,7 @@ from sgfmill import boards, common, sgf
 
 from bench.game import GameTask, play_game
 from bench.gameclock import TimeSettings
-from bench.match import LOCK_NAME, RunError, locked, main, read_games, run_match
+from bench.match import LOCK_NAME, Run, RunError, locked, main, read_games, run_match
 from bench.matchconfig import EngineSpec, load_config
 from bench.report import read_dat
 from bench.sgf import main as sgf_main
@@ -632,6 +632,9 @@ def test_an_sprt_stops_the_run_at_its_decision_records_the_game_in_flight_and_re
     assert figures["main/elo"]["unit"] == "Elo" and figures["main/sprt"]["unit"] == "LLR"
     assert all(set(f) == {"key", "label", "value", "low", "high", "n", "unit", "text"} for f in figures.values())
     assert figures["main"]["n"] == 6
+    run = Run(load_config(config), out)
+    run.records = read_games(out)
+    assert run.score_line().startswith("main 6-0 LLR ") and run.score_line().endswith(" [-2.94, 2.94] H1 accepted")
     # A resume recomputes the decision from games.jsonl and plays nothing more.
     before = (out / "games.jsonl").read_text()
     assert main([str(config), "--jobs", "2", "--out", str(out), "--no-progress"]) == 0
