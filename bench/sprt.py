@@ -44,8 +44,8 @@ games) and prints beside them what Wald's approximations predict; its last line 
 `accept H1 in X of N runs, mean games G`.
 
 `variance` gives, per match run folder (bench.match) and variant, the variance per game
-(`variance_per_game`) counted game by game and, on an opening suite, per pair: their ratio is the share
-of games a test on pairs needs.
+(`variance_per_game`) counted game by game and, on an opening suite, per pair: their ratio on the same
+pairs (`pair_variance_ratio`, with a bootstrap interval) is the share of games a test on pairs needs.
 """
 from __future__ import annotations
 
@@ -559,10 +559,29 @@ def variance_per_game(counts: Counts) -> float:
     return float(var) * counts.games_per_unit
 
 
+def pair_variance_ratio(pairs: np.ndarray, resamples: int = 2000, seed: int = 1) -> tuple[float, float, float]:
+    """The variance per game counted per pair over that counted game by game, on the same complete pairs
+    (rows of the two games' scores), with its 95% bootstrap interval (pairs resampled). It is 1 plus the
+    correlation of a pair's two results: below 1 where the opening favours one colour and the swap cancels
+    it, 1 for independent games. NaN where the games do not vary."""
+    pairs = np.asarray(pairs, dtype=float).reshape(-1, 2)
+
+    def ratio(p: np.ndarray) -> np.ndarray:       # p: (..., m, 2)
+        single = p.reshape(*p.shape[:-2], -1).var(axis=-1)
+        return np.divide(2 * p.mean(axis=-1).var(axis=-1), single, out=np.full(single.shape, np.nan),
+                         where=single > 0)
+    if len(pairs) < 2:
+        return math.nan, math.nan, math.nan
+    rng = np.random.default_rng(seed)
+    boot = ratio(pairs[rng.integers(0, len(pairs), (resamples, len(pairs)))])
+    low, high = np.nanpercentile(boot, [2.5, 97.5]) if np.isfinite(boot).any() else (math.nan, math.nan)
+    return float(ratio(pairs)), float(low), float(high)
+
+
 def _variance_command(args: argparse.Namespace) -> int:
     """Per run folder and variant: the variance per game counted game by game, and on a suite per pair."""
     from bench.match import RunError, read_games     # the records' reader, only for this command
-    from bench.report import count_rows
+    from bench.report import player_score
     from bench.records import read_run
     for folder in args.runs:
         try:
@@ -573,16 +592,17 @@ def _variance_command(args: argparse.Namespace) -> int:
             raise ValueError(f"{folder}: no games (a match run folder?)")
         paired = bool(read_run(Path(folder)).get("config", {}).get("openings"))
         for variant in sorted({v for v, _ in games}):
-            ordered = [r for (v, _), r in sorted(games.items()) if v == variant]
-            rows = count_rows(ordered, paired=False)
-            single = Trinomial(wins=int(rows[-1][2]), draws=int(rows[-1][1]), losses=int(rows[-1][0]))
+            scores = {i: player_score(r) for (v, i), r in games.items() if v == variant}
+            single = Trinomial.from_scores(x for x in scores.values() if x is not None)
             line = (f"{folder} {variant}: {single.games} games, {single}; variance per game, game by game "
                     f"{variance_per_game(single):.4f}")
             if paired:
-                pairs = Pentanomial(tuple(int(c) for c in count_rows(ordered, paired=True)[-1]))
-                ratio = variance_per_game(pairs) / variance_per_game(single)
-                line += (f"; per pair {variance_per_game(pairs):.4f} ({sum(pairs.counts)} complete pairs, "
-                         f"{pairs}): paired / unpaired {ratio:.2f}")
+                both = np.array([(scores[i], scores[i + 1]) for i in sorted(scores) if i % 2 == 0
+                                 and scores[i] is not None and scores.get(i + 1) is not None]).reshape(-1, 2)
+                counts = Pentanomial.from_scores(both.sum(axis=1).tolist())
+                ratio, low, high = pair_variance_ratio(both)
+                line += (f"; per pair {variance_per_game(counts):.4f} ({len(both)} complete pairs, {counts}); "
+                         f"on these pairs, per pair / game by game {ratio:.2f} [{low:.2f}, {high:.2f}]")
             print(line)
     return 0
 

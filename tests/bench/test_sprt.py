@@ -184,3 +184,11 @@ def test_the_variance_per_game_is_a_games_unpaired_and_twice_a_pairs_mean_paired
     assert sprt.variance_per_game(sprt.Pentanomial((3, 0, 0, 0, 3))) == pytest.approx(0.5)   # pairs as one game
     assert sprt.variance_per_game(sprt.Pentanomial((1, 0, 2, 0, 1))) == pytest.approx(0.25)  # independent games
     assert math.isnan(sprt.variance_per_game(sprt.Trinomial(0, 0, 0)))
+
+
+def test_the_pair_variance_ratio_is_one_plus_the_correlation_within_a_pair():
+    assert sprt.pair_variance_ratio([(1, 0), (0, 1)] * 5)[0] == 0          # the opening decides, the swap cancels it
+    assert sprt.pair_variance_ratio([(1, 1), (0, 0)] * 5)[0] == pytest.approx(2)
+    ratio, low, high = sprt.pair_variance_ratio([(1, 1), (1, 0), (0, 1), (0, 0)] * 10)
+    assert ratio == pytest.approx(1) and low < 1 < high
+    assert math.isnan(sprt.pair_variance_ratio([(1, 1)] * 4)[0])             # no variance to compare
