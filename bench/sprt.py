@@ -384,6 +384,21 @@ def elo_interval(counts: Counts, model: str = "logistic", z: float = Z95) -> Elo
     return EloEstimate((mu - 0.5) * scale, (mu - half - 0.5) * scale, (mu + half - 0.5) * scale, model)
 
 
+def summary(counts: Counts, config: SprtConfig) -> dict:
+    """What a match record keeps of a test (JSON-ready; an infinite Elo bound is None): the hypotheses,
+    the LLR and its bounds, the verdict, the counts, and the Elo with its interval on the test's scale."""
+    verdict, estimate = decide(counts, config), elo_interval(counts, config.model)
+    tally = ({"wins": counts.wins, "draws": counts.draws, "losses": counts.losses}
+             if isinstance(counts, Trinomial) else {"pairs": list(counts.counts)})
+
+    def finite(x: float) -> float | None:
+        return x if math.isfinite(x) else None
+    return {"elo0": config.elo0, "elo1": config.elo1, "alpha": config.alpha, "beta": config.beta,
+            "model": config.model, "llr": verdict.llr, "lower": verdict.lower, "upper": verdict.upper,
+            "result": verdict.result, "games": verdict.games, **tally, "elo": finite(estimate.elo),
+            "low": finite(estimate.low), "high": finite(estimate.high), "text": f"{verdict}; {counts}, {estimate}"}
+
+
 # -- synthetic results of a known Elo ---------------------------------------------------------------------
 
 def unit_distribution(score: float, draw_rate: float = 0.0, pairs: bool = False,

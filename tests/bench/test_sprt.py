@@ -63,6 +63,15 @@ def test_decide_and_bounds():
     assert "continue" in str(verdict)
 
 
+def test_summary_of_a_paired_test():
+    record = sprt.summary(Pentanomial((2, 10, 40, 30, 18)), SprtConfig(0, 50))
+    assert record["pairs"] == [2, 10, 40, 30, 18] and record["games"] == 200
+    assert record["result"] == decide(Pentanomial((2, 10, 40, 30, 18)), SprtConfig(0, 50)).result
+    assert record["low"] < record["elo"] < record["high"]
+    assert "pairs 0:2 0.5:10 1:40 1.5:30 2:18" in record["text"]
+    assert sprt.summary(Trinomial(5, 0, 0), WIDE)["high"] is None
+
+
 @pytest.mark.parametrize("kwargs, message", [
     (dict(elo0=10, elo1=0), "sprt.elo1"),
     (dict(elo0=0, elo1=10, alpha=0), "sprt.alpha"),
