@@ -3,6 +3,7 @@
 `play_game(task)` starts fresh engine processes, plays the game and returns its record as a plain
 dict (JSON-ready); it runs in a worker process or on a Dask worker, so it takes and returns only
 picklable values. Starting every game with fresh processes is what restarts an engine after a fault.
+A task with an `opening` plays its moves first (sent with `play` to every engine, in no one's time).
 
 How a game ends, and what it is recorded as (`end`):
 - "passes"      two passes in a row: scored by area (Chinese: komi, and a point per handicap stone
@@ -57,6 +58,9 @@ class GameTask:
     fault_result: str = "void"
     time: TimeSettings | None = None   # both sides' clock; None: untimed
     disputes: str = "referee"     # or "play": a disputed count is played out (see above)
+    opening: tuple[str, ...] = ()  # moves played first, Black first, sent to every engine with `play`
+    opening_index: int | None = None   # the opening's index in its suite
+    opening_file: str | None = None    # the suite
 
 
 TIME_GRACE = 5.0    # seconds a timed genmove may run past its clock before the engine counts as hung
@@ -139,6 +143,7 @@ class GameRunner:
             for role in self.engines:
                 self._prepare(role)
             self._place_handicap()
+            self._play_opening()
             self.cpu_start = {r: self._cpu(r) for r in ("player", "opponent")}
             record.update(self._play())
         except Fault as f:
@@ -156,8 +161,25 @@ class GameRunner:
         record["seconds"] = round(time.time() - start, 3)
         return record
 
+    def _play_opening(self) -> None:
+        """The opening's moves, on the harness's board and sent to every engine; they take no time.
+        The suite's moves were checked when it was loaded; an engine that rejects one is at fault."""
+        colour = "b"
+        for vertex in self.task.opening:
+            move = parse_vertex(vertex, self.task.board_size)
+            self.position.play(move, colour)
+            self.moves.append(format_vertex(move))
+            self.times.append(0.0)
+            for role in self.engines:
+                try:
+                    self._call(role, f"play {colour} {self.moves[-1]}")
+                except ErrorReply as e:
+                    raise Fault(role, "rejected", f"rejected the opening move {colour.upper()} "
+                                                  f"{self.moves[-1]}: {e}") from None
+            colour = other(colour)
+
     def _play(self) -> dict:
-        colour = "w" if self.task.handicap else "b"
+        colour = "w" if self.task.handicap else "bw"[len(self.task.opening) % 2]
         passes = 0
         while len(self.moves) < self.task.move_limit:
             role = self.role_of[colour]
@@ -385,13 +407,15 @@ class GameRunner:
                 "host": socket.gethostname(), "date": time.strftime("%Y-%m-%d %H:%M:%S"),
                 "end": None, "result": None, "winner": None, "reason": None, "fault": None,
                 "score": None, "result_referee": None, "disagreement": False, "dead_stones": [],
-                "engine_results": {"player": "?", "opponent": "?"}}
+                "engine_results": {"player": "?", "opponent": "?"},
+                "opening": t.opening_index, "opening_file": t.opening_file, "opening_moves": len(t.opening)}
 
     def _timing(self) -> dict:
         timing = {}
-        first = "w" if self.task.handicap else "b"
+        opening = len(self.task.opening)        # moves that took no one's time
+        first = "w" if self.task.handicap else "bw"[opening % 2]
         for role in ("player", "opponent"):
-            offset = 0 if self.colour_of[role] == first else 1
+            offset = opening + (0 if self.colour_of[role] == first else 1)
             own = self.times[offset::2]
             timing[f"{role}_moves"] = len(own)
             timing[f"{role}_seconds"] = round(sum(own), 3)

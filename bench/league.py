@@ -33,6 +33,8 @@ engines:                    # name (letters, digits, . _ + -) plus a match engin
     handicap: 3
     games: 200              # this engine's pairs play 200 games instead of the league's 100
 pairs: all                  # or a list: [[fbt, gnugo-10], ...]
+sprt: {elo0: 0, elo1: 50}   # optional: every pair stops when its SPRT decides, `games` its cap (bench.match)
+openings: bench/openings/9x9.txt   # optional: every pair plays game pairs on the suite (no handicap pairs)
 ```
 
 The run folder holds one bench.match folder per pair (`<a>-vs-<b>/`; `python -m bench.sgf` on it or on
@@ -43,6 +45,7 @@ each engine's Elo with its interval, keyed by the engine's name, and each pair's
 """
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import math
 import sys
@@ -54,8 +57,8 @@ from typing import Any
 import numpy as np
 
 from bench import report
-from bench.match import (RunError, has_pending, parse_run_arguments, planned_games, read_games, run_arguments,
-                         run_match)
+from bench.match import (SPRT_OPTION, RunError, has_pending, parse_run_arguments, planned_games, read_games,
+                         run_arguments, run_match, with_sprt)
 from bench.matchconfig import NAME_RE, MatchConfig, _int, load_yaml_config, parse_config
 from bench.ratings import Ratings, fit
 from bench.records import figure, results_folder, save_plot, start_run, write_summary
@@ -63,7 +66,7 @@ from bench.stats import wilson_interval
 from engine.configfile import ConfigError
 
 SHARED_KEYS = ("board_size", "komi", "games", "seed", "jobs", "max_moves", "fault_result", "replay_void",
-               "disputes", "referee")
+               "disputes", "referee", "sprt", "openings")
 TOP_KEYS = {"name", "anchor", "engines", "pairs", *SHARED_KEYS}
 ENTRY_KEYS = {"name", "handicap", "komi", "games"}  # beside a match engine's keys
 HANDICAP_KOMI = 0.5
@@ -231,6 +234,7 @@ def format_ratings(cfg: LeagueConfig, ratings: Ratings, points: np.ndarray, draw
     m = cfg.pairs[0].match
     low, high = min(p.match.games for p in cfg.pairs), max(p.match.games for p in cfg.pairs)
     games = f"{low}" if low == high else f"{low} to {high}"
+    games = f"SPRT, at most {games}" if m.sprt else games
     lines = [f"League {cfg.name}: {m.board_size}x{m.board_size}, komi {m.komi:g}, {games} games per pair; "
              f"Bradley-Terry Elo, {cfg.anchor} at 0, 95% intervals",
              f"{'rank':>4}  {'engine':<20} {'Elo':>6}  {'95% CI':>15}  {'games':>5}  {'score':>6}"]
@@ -334,11 +338,18 @@ def run_league(cfg: LeagueConfig, run_dir: Path, jobs: int | None = None, schedu
 
 def main(argv: list[str] | None = None) -> int:
     parser = run_arguments("python -m bench.league", __doc__, "league", [
-        ("--rate-only", {"action": "store_true", "help": "rate the games already played; play none"})])
+        ("--rate-only", {"action": "store_true", "help": "rate the games already played; play none"}), SPRT_OPTION])
     parsed = parse_run_arguments(parser, argv, load_config)
     if parsed is None:
         return 2
     args, cfg = parsed
+    if args.sprt is not None:
+        try:
+            pairs = tuple(dataclasses.replace(p, match=with_sprt(p.match, args.sprt)) for p in cfg.pairs)
+        except ConfigError as e:
+            print(f"error: {e}", file=sys.stderr)
+            return 2
+        cfg = dataclasses.replace(cfg, pairs=pairs, raw={**cfg.raw, "sprt": pairs[0].match.raw["sprt"]})
     run_dir = Path(args.out) if args.out else cfg.run_dir
     command = ["python", "-m", "bench.league"] + (sys.argv[1:] if argv is None else list(argv))
     try:

@@ -1,7 +1,7 @@
 """Config-driven matches between two GTP engines: `python -m bench.match CONFIG.yaml`.
 
     python -m bench.match bench/configs/match/quick.yaml [--jobs N] [--scheduler ADDRESS] [--out DIR]
-                                                   [--variants NAME ...] [--games N]
+                                                   [--variants NAME ...] [--games N] [--sprt ELO0 ELO1]
 
 Every variant of the player plays `games` games against the opponent (see bench.matchconfig); with a
 `time:` section the games are played on the clock (bench.game, bench.gameclock).
@@ -43,8 +43,30 @@ records and out of the counts. `--variants` plays the games of the named variant
 variant of a long run can be finished first; the reports still show every variant's games so far.
 `--games N` plays N games per variant in place of the config's `games` (fewer for one run folder,
 more to narrow an interval), as gogui-twogtp's -games does.
-A folder whose games were played with another board, komi, seed or
+A folder whose games were played with another board, komi, seed, opening suite or
 engine command is refused.
+
+Sequential tests (`sprt:` in the config, or `--sprt ELO0 ELO1`, which keeps the config's alpha, beta
+and model): each variant runs the generalized SPRT of bench.sprt on its games against the opponent
+and stops playing when the log-likelihood ratio crosses a bound (H1: the player is elo1 stronger; H0:
+elo0); `games` is then a cap, reached without a decision. Only as many games as can run at once are
+submitted (--jobs, or the Dask cluster's threads), so a decision leaves no queue: the games in flight
+then are finished and recorded, and count in the final figures. The decision is the first crossing in
+the order the games finished (games.jsonl's), so a resume recomputes the same one and plays nothing
+more; other bounds on a resume are a new test on the same games.
+
+Game pairs (`openings:` a suite file, bench.openings): games 2k and 2k+1 start from opening k of the
+suite (modulo its length) with colours swapped; the harness sends the opening's moves to every engine
+with `play`, and they are the game's first moves in its record, which names the opening (`opening`,
+its index; `opening_file`, in game_common; `opening_moves`). A pair counts once both its games have a
+result, in points of 2 (0, 0.5, 1, 1.5, 2: the pentanomial model of the test and of the Elo interval);
+a pair with a void game never counts, and with `replay_void` the whole pair is replaced by the next.
+Without a suite the games count one by one (trinomial).
+
+summary.txt and summary.json then give per variant the decision (H1 accepted, H0 accepted, cap
+reached, running), the LLR and its bounds, the games at the decision and those in flight, W-L-D, the
+pair counts and the Elo with its 95% interval (summary.json: `sequential`; `figures` gain
+`<variant>/elo` and `<variant>/sprt`); the progress line shows the LLR as the games come in.
 """
 from __future__ import annotations
 
@@ -68,7 +90,7 @@ from tqdm import tqdm
 from bench import report
 from bench.game import GameTask, play_game
 from bench.gtpclient import EngineFault, ErrorReply, GtpEngine
-from bench.matchconfig import ConfigError, EngineSpec, MatchConfig, fill, load_config
+from bench.matchconfig import ConfigError, EngineSpec, MatchConfig, check_pairs, fill, load_config, parse_sprt
 from bench.records import append_jsonl, iter_jsonl, read_jsonl, read_run, start_run, write_summary
 
 # Keys whose change makes earlier games of a run folder incomparable with new ones.
@@ -128,6 +150,7 @@ def settings(cfg: MatchConfig) -> dict:
         "variants": {v.name: [v.player.command, list(v.player.setup)] for v in cfg.variants},
         "time": dataclasses.asdict(cfg.time) if cfg.time else None,
         **({"disputes": cfg.disputes} if cfg.disputes != "referee" else {}),   # runs from before it resume
+        **({"openings": cfg.openings_file} if cfg.openings_file else {}),
     }
 
 
@@ -183,7 +206,8 @@ def check_resume(old: dict, new: dict, run_dir: Path) -> None:
 GAME_DEFAULTS: dict[str, Any] = {
     "alternated": False, "handicap": 0, "handicap_stones": [], "referee_command": None, "reason": None,
     "fault": None, "score": None, "result_referee": None, "disagreement": False, "dead_stones": [],
-    "engine_results": {"player": "?", "opponent": "?"}, "notes": []}
+    "engine_results": {"player": "?", "opponent": "?"}, "notes": [], "opening": None, "opening_file": None,
+    "opening_moves": 0}
 COMMAND_KEYS = ("player_command", "opponent_command", "referee_command")
 
 
@@ -193,7 +217,8 @@ def game_common(cfg: MatchConfig) -> dict[str, Any]:
             "host": socket.gethostname(),
             "player_command": {v.name: v.player.command for v in cfg.variants},
             "opponent_command": cfg.opponent.command,
-            "referee_command": cfg.referee.command if cfg.referee else None}
+            "referee_command": cfg.referee.command if cfg.referee else None,
+            **({"opening_file": cfg.openings_file} if cfg.openings_file else {})}
 
 
 def _shared(common: dict[str, Any], variant: str, seed: int, game: int) -> dict[str, Any]:
@@ -307,17 +332,32 @@ class Run:
     def task(self, variant: str, index: int) -> GameTask:
         cfg = self.cfg
         player = next(v.player for v in cfg.variants if v.name == variant)
+        opening = cfg.opening(index)
         return GameTask(run=cfg.name, variant=variant, index=index, seed=cfg.seed + index,
                         board_size=cfg.board_size, komi=cfg.komi, handicap=cfg.handicap,
                         move_limit=cfg.move_limit, swapped=cfg.swapped(index), player=player,
                         opponent=cfg.opponent, referee=cfg.referee, fault_result=cfg.fault_result,
-                        time=cfg.time, disputes=cfg.disputes)
+                        time=cfg.time, disputes=cfg.disputes,
+                        opening=cfg.openings[opening] if opening is not None else (),
+                        opening_index=opening, opening_file=cfg.openings_file)
 
     def pending(self) -> list[GameTask]:
-        """The games still to play, in index order, the variants interleaved."""
-        planned = {v.name: self.planned_games(v.name) for v in self.cfg.variants if v.name in self.playing}
-        return [self.task(v, i) for i in range(max(planned.values())) for v in planned
+        """The games still to play, in index order, the variants interleaved; none of a variant whose
+        SPRT has decided."""
+        planned = {v.name: self.planned_games(v.name) for v in self.cfg.variants
+                   if v.name in self.playing and not self.decided(v.name)}
+        return [self.task(v, i) for i in range(max(planned.values(), default=0)) for v in planned
                 if i < planned[v] and (v, i) not in self.records]
+
+    def decided(self, variant: str) -> bool:
+        return self.cfg.sprt is not None and self.sequential(variant).result in ("H0", "H1")
+
+    def sequential(self, variant: str) -> report.Sequential:
+        """The variant's sequential summary, its games in the order they finished (games.jsonl's)."""
+        planned = self.planned_games(variant)
+        ordered = [r for (v, i), r in self.records.items() if v == variant and i < planned]
+        return report.sequential(variant, ordered, self.cfg.sprt, self.cfg.paired,
+                                 finished=len(ordered) == planned)
 
     def add(self, record: dict) -> None:
         """Keep a finished game: its line in games.jsonl (what resume trusts)."""
@@ -334,7 +374,15 @@ class Run:
                 for v in self.cfg.variants]
 
     def title(self) -> str:
-        return f"{self.setting()}, {self.cfg.games} games per variant"
+        games = f"SPRT, at most {self.cfg.games}" if self.cfg.sprt else f"{self.cfg.games}"
+        pairs = f" in pairs on {self.cfg.openings_file}" if self.cfg.paired else ""
+        return f"{self.setting()}, {games} games per variant{pairs}"
+
+    def sequentials(self) -> list[report.Sequential]:
+        """Every variant's sequential summary, with an SPRT or an opening suite; none without."""
+        if self.cfg.sprt is None and not self.cfg.paired:
+            return []
+        return [self.sequential(v.name) for v in self.cfg.variants]
 
     def setting(self) -> str:
         """Who plays whom, on what board, komi, handicap and clock."""
@@ -347,23 +395,43 @@ class Run:
                 f"{cfg.board_size}, komi {cfg.komi:g}{handicap}{timed}")
 
     def score_line(self) -> str:
+        """The progress line: each variant's W-L(-D), and with an SPRT its LLR and bounds (or decision)."""
+        tests = {t.variant: t for t in self.sequentials()}
         parts = []
         for s in self.summaries():
             text = f"{s.wins}-{s.losses}" + (f"-{s.draws}" if s.draws else "")
-            parts.append(f"{s.variant} {text}" + (f" ({s.faults}F)" if s.faults else ""))
+            text = f"{s.variant} {text}" + (f" ({s.faults}F)" if s.faults else "")
+            t = tests.get(s.variant)
+            if t is not None and t.test is not None:
+                text += f" LLR {t.llr:.2f} [{t.test.lower:.2f}, {t.test.upper:.2f}]"
+                text += f" {report.DECISIONS[t.result]}" if t.result in ("H0", "H1") else ""
+            parts.append(text)
         return " | ".join(parts)
+
+    def report_text(self) -> str:
+        """summary.txt: the table, then each variant's test or pair counts."""
+        tests = self.sequentials()
+        table = report.format_table(self.summaries(), self.title())
+        return "\n\n".join([table] + [report.format_sequential(t, self.cfg.openings_file) for t in tests])
 
     def write_reports(self, with_plot: bool = True) -> str:
         summaries = self.summaries()
-        table = report.format_table(summaries, self.title())
-        write_summary(self.dir, {"title": self.title(), "variants": [report.summary_dict(s) for s in summaries],
-                                 "figures": [report.figure_dict(s, self.setting()) for s in summaries]}, table)
+        tests = self.sequentials()
+        text = self.report_text()
+        figures = [report.figure_dict(s, self.setting()) for s in summaries]
+        for t in tests:
+            figures += report.sequential_figures(t, self.setting())
+        summary = {"title": self.title(), "variants": [report.summary_dict(s) for s in summaries],
+                   "figures": figures}
+        if tests:
+            summary["sequential"] = [report.sequential_dict(t) for t in tests]
+        write_summary(self.dir, summary, text)
         for v in self.cfg.variants:
             report.write_dat(self.dir / f"{v.name}.dat", self.variant_records(v.name),
                              self._dat_header(v.name))
         if with_plot:
             report.plot(self.dir / "winrate.png", summaries, self.title())
-        return table
+        return text
 
     def _dat_header(self, variant: str) -> dict:
         black, white = self.info[f"player:{variant}"], self.info["opponent"]
@@ -447,18 +515,32 @@ def _terminate_workers(executor: cf.ProcessPoolExecutor) -> None:
         proc.join(10)
 
 
-def play(run: Run, executor: cf.Executor, progress: bool = True) -> int:
+def play(run: Run, executor: cf.Executor, progress: bool = True, window: int | None = None) -> int:
     """Play the pending games of a run on the executor, and the replays of the void games among
     them; returns the number of games that failed in the harness itself (they are not recorded,
-    so a resume plays them again)."""
-    tasks = run.pending()
-    failed = 0
+    so a resume plays them again).
+
+    With `window` at most that many games are submitted at once (a run with an SPRT: when its test
+    decides, no queued game is left to cancel, and the games in flight are finished and recorded);
+    without, every game is submitted at the start."""
+    failed: set[tuple[str, int]] = set()
     total = sum(run.planned_games(v) for v in run.playing)
-    bar = tqdm(total=total, initial=total - len(tasks), desc=run.cfg.name, unit="game",
-               disable=not progress, dynamic_ncols=True)
+    bar = tqdm(total=total, initial=len([k for k in run.records if k[0] in run.playing]), desc=run.cfg.name,
+               unit="game", disable=not progress, dynamic_ncols=True)
     fn = _play_in_pool if isinstance(executor, cf.ProcessPoolExecutor) else play_game
-    futures = {executor.submit(fn, task): task for task in tasks}
+    futures: dict[cf.Future, GameTask] = {}
+
+    def submit() -> None:
+        busy = {(t.variant, t.index) for t in futures.values()} | failed
+        for task in run.pending():
+            if window is not None and len(futures) >= window:
+                break
+            if (task.variant, task.index) not in busy:
+                futures[executor.submit(fn, task)] = task
+        bar.total = max(bar.n + len(futures), sum(run.planned_games(v) for v in run.playing))
+
     try:
+        submit()
         bar.set_postfix_str(run.score_line())
         while futures:
             done, _ = cf.wait(futures, return_when=cf.FIRST_COMPLETED)
@@ -467,17 +549,15 @@ def play(run: Run, executor: cf.Executor, progress: bool = True) -> int:
                 try:
                     record = future.result()
                 except Exception as e:      # a harness error: report it, keep the other games going
-                    failed += 1
+                    failed.add((task.variant, task.index))
                     tqdm.write(f"error: game {task.variant}-{task.index} failed in the harness: "
                                f"{type(e).__name__}: {e}", file=sys.stderr)
                     continue
                 run.add(record)
                 bar.update(1)
-                for replay in _replays(run, task.variant, futures.values()):
-                    futures[executor.submit(fn, replay)] = replay
-                    bar.total += 1
-                bar.set_postfix_str(run.score_line())
-                run.write_reports(with_plot=False)
+            submit()
+            bar.set_postfix_str(run.score_line())
+            run.write_reports(with_plot=False)
     except BaseException:
         # A process pool whose workers are terminated fails its queued futures itself; cancelling
         # them first makes Python 3.11's pool thread die on InvalidStateError with a traceback.
@@ -487,14 +567,7 @@ def play(run: Run, executor: cf.Executor, progress: bool = True) -> int:
         raise
     finally:
         bar.close()
-    return failed
-
-
-def _replays(run: Run, variant: str, running: Iterable[GameTask]) -> list[GameTask]:
-    """The games a void game of `variant` has added to its plan, beyond those running."""
-    busy = {(t.variant, t.index) for t in running}
-    return [run.task(variant, i) for i in range(run.planned_games(variant))
-            if (variant, i) not in run.records and (variant, i) not in busy]
+    return len(failed)
 
 
 def has_pending(cfg: MatchConfig, run_dir: Path) -> bool:
@@ -517,7 +590,7 @@ def run_match(cfg: MatchConfig, run_dir: Path, executor: cf.Executor | None = No
         if own:
             executor, client = make_executor(jobs or cfg.jobs, scheduler)
         try:
-            failed = play(run, executor, progress)
+            failed = play(run, executor, progress, window(cfg, jobs, client))
         except BaseException:
             if isinstance(executor, cf.ProcessPoolExecutor) and own:
                 _terminate_workers(executor)
@@ -531,6 +604,27 @@ def run_match(cfg: MatchConfig, run_dir: Path, executor: cf.Executor | None = No
                 client.close()
             run.write_reports()
     return run, failed
+
+
+def window(cfg: MatchConfig, jobs: int | None, client: object | None) -> int | None:
+    """How many games a run keeps in flight: with an SPRT, the games that can run at once (the Dask
+    cluster's threads, else --jobs), so that a decision leaves few to finish; without, all of them."""
+    if cfg.sprt is None:
+        return None
+    if client is not None:
+        return max(1, sum(client.nthreads().values()))
+    return jobs or cfg.jobs
+
+
+def with_sprt(cfg: MatchConfig, bounds: Sequence[float]) -> MatchConfig:
+    """The configuration with --sprt ELO0 ELO1 in place of its test's bounds (its alpha, beta and model
+    kept); a ConfigError naming --sprt when they cannot be used."""
+    section = {**(cfg.raw.get("sprt") or {}), "elo0": bounds[0], "elo1": bounds[1]}
+    try:
+        test = parse_sprt(section)
+    except ConfigError as e:
+        raise ConfigError(f"--sprt: {e}") from None
+    return dataclasses.replace(cfg, sprt=test, raw={**cfg.raw, "sprt": section})
 
 
 def run_arguments(prog: str, doc: str, what: str, extra: list[tuple[str, dict]] = ()) -> argparse.ArgumentParser:
@@ -566,10 +660,13 @@ def parse_run_arguments(parser: argparse.ArgumentParser, argv: list[str] | None,
 VARIANTS_OPTION = ("--variants", dict(nargs="+", metavar="NAME",
                                       help="play only these variants' games (default: every variant)"))
 GAMES_OPTION = ("--games", dict(type=int, metavar="N", help="games per variant (default: the config's games)"))
+SPRT_OPTION = ("--sprt", dict(type=float, nargs=2, metavar=("ELO0", "ELO1"),
+                              help="stop each variant when an SPRT of elo0 against elo1 decides (the config's "
+                                   "alpha, beta and model, default 0.05, 0.05, logistic); `games` is the cap"))
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = run_arguments("python -m bench.match", __doc__, "match", [VARIANTS_OPTION, GAMES_OPTION])
+    parser = run_arguments("python -m bench.match", __doc__, "match", [VARIANTS_OPTION, GAMES_OPTION, SPRT_OPTION])
     parsed = parse_run_arguments(parser, argv, load_config)
     if parsed is None:
         return 2
@@ -578,6 +675,14 @@ def main(argv: list[str] | None = None) -> int:
         if args.games < 1:
             parser.error("--games must be at least 1")
         cfg = dataclasses.replace(cfg, games=args.games, raw={**cfg.raw, "games": args.games})
+    try:
+        if args.games is not None and cfg.paired:
+            check_pairs(args.games, "--games")
+        if args.sprt is not None:
+            cfg = with_sprt(cfg, args.sprt)
+    except ConfigError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
     run_dir = Path(args.out) if args.out else cfg.run_dir
     _stacks_on_sigusr1()
     command = ["python", "-m", "bench.match"] + (sys.argv[1:] if argv is None else list(argv))
@@ -591,7 +696,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"\ninterrupted: the games played are in {run_dir}; run the same command again to resume",
               file=sys.stderr)
         return 130
-    print(report.format_table(run.summaries(), run.title()))
+    print(run.report_text())
     print(f"\nrun folder: {run_dir}")
     if failed:
         print(f"error: {failed} games failed in the harness and were not recorded; run again to retry",

@@ -23,6 +23,10 @@ time: {system: absolute, main: 20}   # optional: a timed game (bench.gameclock);
                             # {system: byoyomi, main: 5, period: 1, periods: 3}  Japanese byo-yomi
                             # {system: canadian, main: 300, period: 10, stones: 5}
 referee: /usr/games/gnugo --mode gtp --chinese-rules   # GnuGo's final_score cross-checks; null: none
+sprt: {elo0: 0, elo1: 10, alpha: 0.05, beta: 0.05, model: logistic}   # optional (bench.sprt): each
+                            # variant stops when the test decides; `games` is then a cap
+openings: bench/openings/9x9.txt   # optional suite (bench.openings): games 2k and 2k+1 play opening k
+                            # (modulo the suite's length), colours swapped; `games` must be even
 player:                     # the engine under test: the -black engine of the .dat files
   command: python -m gtp.cli gtp --set search.playouts=1000 --set search.seed={seed}
   label: Tesuji             # default: the engine's GTP name
@@ -53,6 +57,7 @@ from typing import Any, Iterable
 from bench.gameclock import SYSTEMS, TimeSettings
 from bench.records import results_folder
 from engine.configfile import ConfigError, read_yaml
+from bench.sprt import SprtConfig
 
 NAME_RE = re.compile(r"^[A-Za-z0-9_.+-]+$")
 PLAYOUTS_RE = re.compile(r"search\.playouts[= ](\d+)")
@@ -98,6 +103,9 @@ class MatchConfig:
     disputes: str = "referee"    # or "play": a disputed count is played out (bench.game)
     referee: EngineSpec | None = None
     time: TimeSettings | None = None   # the clock of both sides; None: untimed
+    sprt: SprtConfig | None = None     # a sequential test per variant; `games` is its cap
+    openings_file: str | None = None   # the opening suite, as the config names it
+    openings: tuple[tuple[str, ...], ...] = ()   # its openings' moves
     source: str = ""             # the file it was read from
     raw: dict = field(default_factory=dict, compare=False)  # the YAML mapping, for the run record
 
@@ -110,10 +118,23 @@ class MatchConfig:
     def move_limit(self) -> int:
         return self.max_moves or 3 * self.board_size * self.board_size
 
+    @property
+    def paired(self) -> bool:
+        """Whether games come in pairs on an opening suite (pentanomial statistics)."""
+        return bool(self.openings)
+
     def planned_games(self, void_games: Iterable[int]) -> int:
         """How many game indices a variant plays: `games`, and one more for each void game among
         them, at most `replay_void` more. A void game stays in the records; the game after the last
-        planned one replaces it, with its own seed and colour."""
+        planned one replaces it, with its own seed and colour. With openings a pair with a void game
+        is replaced whole: two more games (the next pair, on the next opening), within `replay_void`."""
+        if self.paired:
+            n = self.games
+            for pair in sorted({i // 2 for i in void_games}):
+                if 2 * pair >= n or n + 2 > self.games + self.replay_void:
+                    break
+                n += 2
+            return n
         n = self.games
         for i in sorted(void_games):
             if i >= n or n == self.games + self.replay_void:
@@ -122,8 +143,14 @@ class MatchConfig:
         return n
 
     def swapped(self, game: int) -> bool:
-        """Whether the player takes White in this game (gogui-twogtp: odd games with -alternate)."""
+        """Whether the player takes White in this game (gogui-twogtp: odd games with -alternate; with
+        openings the second game of each pair)."""
         return self.alternate and game % 2 == 1
+
+    def opening(self, game: int) -> int | None:
+        """The index of the opening game `game` starts from: pair k (games 2k, 2k+1) plays opening k,
+        modulo the suite's length; None without a suite."""
+        return (game // 2) % len(self.openings) if self.openings else None
 
 
 def fill(text: str, seed: int, game: int) -> str:
@@ -133,7 +160,8 @@ def fill(text: str, seed: int, game: int) -> str:
 
 DISPUTES = ("referee", "play")
 TOP_KEYS = {"name", "board_size", "komi", "games", "alternate", "handicap", "max_moves", "seed", "jobs",
-            "fault_result", "replay_void", "disputes", "referee", "player", "opponent", "variants", "time"}
+            "fault_result", "replay_void", "disputes", "referee", "player", "opponent", "variants", "time",
+            "sprt", "openings"}
 ENGINE_KEYS = {"command", "label", "setup", "timeout"}
 VARIANT_KEYS = {"name", "command", "args", "label", "setup", "timeout", "playouts"}
 
@@ -177,14 +205,21 @@ def parse_config(data: Any, default_name: str = "match", source: str = "") -> Ma
     referee = data.get("referee")
     if disputes == "play" and referee is None:
         raise ConfigError("disputes: play needs a referee, whose count is the one disputed")
+    games = _int(data["games"], "games", 1)
+    alternate = _bool(data.get("alternate", True), "alternate")
+    openings_file, openings = _openings(data.get("openings"), board_size)
+    if openings:
+        check_pairs(games, "games")
+        if not alternate or handicap:
+            raise ConfigError("openings: pairs swap colours, so they need alternate: true and no handicap")
     return MatchConfig(
         name=name, board_size=board_size,
-        games=_int(data["games"], "games", 1),
+        games=games,
         player=player,
         opponent=_engine(data["opponent"], "opponent"),
         variants=_variants(data.get("variants"), player),
         komi=_number(data.get("komi", 7.5), "komi"),
-        alternate=_bool(data.get("alternate", True), "alternate"),
+        alternate=alternate,
         handicap=handicap,
         max_moves=_int(data.get("max_moves", 0), "max_moves", 0),
         seed=_int(data.get("seed", 1), "seed", 0),
@@ -194,7 +229,38 @@ def parse_config(data: Any, default_name: str = "match", source: str = "") -> Ma
         disputes=disputes,
         referee=None if referee is None else _engine(referee, "referee"),
         time=_time(data.get("time")),
+        sprt=parse_sprt(data.get("sprt")),
+        openings_file=openings_file, openings=openings,
         source=source, raw=data)
+
+
+def check_pairs(games: int, where: str) -> None:
+    """With openings every opening is played twice: an odd number of games leaves a pair half played."""
+    if games % 2:
+        raise ConfigError(f"{where}: must be even with openings (two games per opening), got {games}")
+
+
+def parse_sprt(value: Any) -> SprtConfig | None:
+    """The `sprt:` mapping (bench.sprt.SprtConfig); null or absent: no test."""
+    if value is None:
+        return None
+    try:
+        return SprtConfig.from_mapping(value)
+    except (TypeError, ValueError) as e:
+        raise ConfigError(str(e)) from None
+
+
+def _openings(value: Any, board_size: int) -> tuple[str | None, tuple[tuple[str, ...], ...]]:
+    """The `openings:` suite file, read and every move checked on the board (bench.openings)."""
+    if value is None:
+        return None, ()
+    if not isinstance(value, str) or not value.strip():
+        raise ConfigError(f"openings: expected the path of a suite file, got {value!r}")
+    from bench.openings import OpeningError, load_openings     # the engine's modules: only when used
+    try:
+        return value, tuple(o.moves for o in load_openings(value, board_size))
+    except OpeningError as e:
+        raise ConfigError(f"openings: {e}") from None
 
 
 def _variants(items: Any, player: EngineSpec) -> tuple[Variant, ...]:

@@ -257,7 +257,7 @@ def header(size: int, count: int, judged: int, playouts: int, window: tuple[floa
                   f"{size}x{size} games)")
     return [f"# Opening suite, {size}x{size}: {count} openings, one a line as GTP vertices, Black first.",
             f"# Source: {source}.",
-            f"# Kept: distinct positions (up to mirror images) that the default engine judges balanced: win rate",
+            "# Kept: distinct positions (up to mirror images) that the default engine judges balanced: win rate",
             f"# of the side to move in [{window[0]}, {window[1]}] after {playouts} playouts (one thread, seed "
             f"{seed}), komi {KOMI[size]}; {count} of {judged} judged.",
             f"# Built by: {command}",

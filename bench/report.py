@@ -1,4 +1,5 @@
-"""What a match run reports: the summary table, gogui-twogtp `.dat` files and the win-rate plot.
+"""What a match run reports: the summary table, gogui-twogtp `.dat` files and the win-rate plot, and
+with an SPRT or an opening suite the sequential summary (`sequential`).
 
 All three are computed from the game records alone (games.jsonl), so a resumed or interrupted
 run reports exactly the games it holds. Win rates are the player's (the engine under test, the
@@ -14,6 +15,9 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Iterable
 
+import numpy as np
+
+from bench import sprt
 from bench.records import figure, save_plot
 from bench.stats import elo_interval, wilson_interval
 
@@ -110,6 +114,146 @@ def _per_move(records: list[dict], role: str, clock: str = "seconds") -> float:
     moves = sum(r.get(f"{role}_moves", 0) for r in timed)
     seconds = sum(r[f"{role}_{clock}"] for r in timed)
     return seconds / moves if moves else math.nan
+
+
+# -- the sequential test and the game pairs ------------------------------------------------------
+
+DECISIONS = {"H1": "H1 accepted", "H0": "H0 accepted", "cap": "cap reached", "running": "running"}
+
+
+@dataclass
+class Sequential:
+    """A variant's games as a sequential test sees them: counted per game (trinomial) or, on an opening
+    suite, per complete pair (pentanomial); the LLR (with an SPRT) and the Elo estimate on those counts."""
+    variant: str
+    games: int                    # games recorded (void ones included)
+    wins: int
+    losses: int
+    draws: int
+    counts: sprt.Trinomial | sprt.Pentanomial
+    elo: sprt.EloEstimate
+    test: sprt.SprtConfig | None
+    llr: float | None             # at the final counts
+    result: str                   # "H1", "H0", "cap", "running"; "" without a test
+    decided_at: int | None = None    # games recorded when the LLR first crossed a bound
+    llr_at_decision: float | None = None
+    in_flight: int = 0            # games recorded after the decision: those in flight then
+
+    @property
+    def paired(self) -> bool:
+        return isinstance(self.counts, sprt.Pentanomial)
+
+
+def count_rows(records: Iterable[dict], paired: bool) -> np.ndarray:
+    """The counts (rising score) after each record, in the order given (the order games finished). A
+    pair (games 2k and 2k+1) counts once both games have a result; a pair with a void game never does."""
+    counts = np.zeros(5 if paired else 3, dtype=int)
+    scores: dict[int, float] = {}
+    rows = []
+    for r in records:
+        score = player_score(r)
+        if score is not None and not paired:
+            counts[int(2 * score)] += 1
+        elif score is not None:
+            scores[r["game"]] = score
+            partner = scores.get(r["game"] ^ 1)
+            if partner is not None:
+                counts[int(2 * (score + partner))] += 1
+        rows.append(counts.copy())
+    return np.array(rows).reshape(-1, len(counts))
+
+
+def sequential(variant: str, records: Iterable[dict], test: sprt.SprtConfig | None, paired: bool,
+               finished: bool) -> Sequential:
+    """The sequential summary of a variant's records in the order they finished (games.jsonl's). The
+    decision is the first crossing of a bound in that order, so a resumed run finds the one it stopped
+    on; the games recorded after it were in flight then, and count in the final figures. `finished`:
+    no game is left to play (without a decision, the cap is reached)."""
+    records = list(records)
+    rows = count_rows(records, paired)
+    final = rows[-1] if len(rows) else np.zeros(5 if paired else 3, dtype=int)
+    counts = sprt.Pentanomial(tuple(int(c) for c in final)) if paired else \
+        sprt.Trinomial(wins=int(final[2]), draws=int(final[1]), losses=int(final[0]))
+    scores = [player_score(r) for r in records]
+    wins, losses, draws = (sum(1 for x in scores if x == v) for v in (1.0, 0.0, 0.5))
+    elo = sprt.elo_interval(counts, test.model if test else "logistic")
+    out = Sequential(variant, len(records), wins, losses, draws, counts, elo, test, None, "")
+    if test is None:
+        return out
+    values = sprt.llr_rows(rows, test, counts.games_per_unit) if len(rows) else np.zeros(0)
+    out.llr = sprt.llr(counts, test)
+    crossed = np.flatnonzero((values >= test.upper) | (values <= test.lower))
+    if crossed.size:
+        first = int(crossed[0])
+        out.result = "H1" if values[first] >= test.upper else "H0"
+        out.decided_at, out.llr_at_decision = first + 1, float(values[first])
+        out.in_flight = len(records) - first - 1
+    else:
+        out.result = "cap" if finished else "running"
+    return out
+
+
+def format_sequential(s: Sequential, suite: str | None = None) -> str:
+    """The lines summary.txt gives a variant's test: the decision and LLR, the counts, the Elo."""
+    lines = []
+    unit = "nElo" if s.elo.model == "normalized" else "Elo"
+    model = f"pentanomial, game pairs on {suite or 'an opening suite'}" if s.paired else "trinomial"
+    if s.test:
+        t = s.test
+        lines.append(f"SPRT {s.variant}: elo0 {t.elo0:g}, elo1 {t.elo1:g} ({t.model} {unit}), alpha {t.alpha:g}, "
+                     f"beta {t.beta:g}; {model}")
+        bounds = f"[{t.lower:.2f}, {t.upper:.2f}]"
+        if s.decided_at is not None:
+            lines.append(f"  {DECISIONS[s.result]} after {s.decided_at} games (LLR {s.llr_at_decision:.2f} {bounds}); "
+                         f"{_games(s.in_flight)} in flight then, finished and recorded: LLR {s.llr:.2f} "
+                         f"after {s.games} games")
+        else:
+            lines.append(f"  {DECISIONS[s.result]}: LLR {s.llr:.2f} {bounds} after {s.games} games")
+    else:
+        lines.append(f"{s.variant}: {model}")
+    lines.append(f"  W-L-D {s.wins}-{s.losses}-{s.draws}" + (f"; {s.counts}" if s.paired else ""))
+    lines.append(f"  {s.elo} (95%, {'pentanomial' if s.paired else 'trinomial'})")
+    return "\n".join(lines)
+
+
+def _games(n: int) -> str:
+    return f"{n} game" if n == 1 else f"{n} games"
+
+
+def sequential_dict(s: Sequential) -> dict:
+    """summary.json's entry of a variant's test (NaN and infinities as strings)."""
+    def num(x: float | None) -> float | str | None:
+        return x if x is None or math.isfinite(x) else str(x)
+    out = {"variant": s.variant, "games": s.games, "wins": s.wins, "losses": s.losses, "draws": s.draws,
+           "model": "pentanomial" if s.paired else "trinomial",
+           "elo": num(s.elo.elo), "elo_low": num(s.elo.low), "elo_high": num(s.elo.high), "elo_scale": s.elo.model}
+    if s.paired:
+        out["pairs"] = list(s.counts.counts)
+    if s.test:
+        t = s.test
+        out["sprt"] = {"elo0": t.elo0, "elo1": t.elo1, "alpha": t.alpha, "beta": t.beta, "model": t.model,
+                       "lower": t.lower, "upper": t.upper}
+        out.update(llr=s.llr, decision=s.result, decided_at=s.decided_at, llr_at_decision=s.llr_at_decision,
+                   in_flight=s.in_flight)
+    return out
+
+
+def sequential_figures(s: Sequential, label: str) -> list[dict]:
+    """summary.json `figures` of a variant's test: its Elo with the 95% interval, and the decision."""
+    unit = "nElo" if s.elo.model == "normalized" else "Elo"
+    model = "pentanomial" if s.paired else "trinomial"
+    finite = not math.isnan(s.elo.elo)
+    out = [{"key": f"{s.variant}/elo", "label": f"{label}: {unit} ({model})",
+            "value": s.elo.elo if finite else None, "low": s.elo.low if finite else None,
+            "high": s.elo.high if finite else None, "n": s.games, "unit": unit,
+            "text": f"{s.elo}, {s.counts}" if s.paired else f"{s.elo}, {s.wins}-{s.losses}-{s.draws}"}]
+    if s.test:
+        t = s.test
+        at = f" after {s.decided_at} games ({s.in_flight} more in flight)" if s.decided_at is not None else ""
+        out.append({"key": f"{s.variant}/sprt", "label": f"{label}: SPRT elo0 {t.elo0:g} elo1 {t.elo1:g}",
+                    "value": s.llr, "low": None, "high": None, "n": s.games, "unit": "LLR",
+                    "text": f"{DECISIONS[s.result]}{at}: LLR {s.llr:.2f} [{t.lower:.2f}, {t.upper:.2f}]"})
+    return [{k: (str(v) if isinstance(v, float) and not math.isfinite(v) else v) for k, v in f.items()} for f in out]
 
 
 # -- the table ---------------------------------------------------------------------------------

@@ -11,7 +11,9 @@ Black and White are named by the labels of the engines the run probed (run.json'
 
 Unlike gogui-twogtp's SGFs, `RE` is the result of the game as played (who won on the board), also
 in the games where the player took White. A game without a result is `RE[Void]`; a forfeit for an
-illegal move (or a fault counted as a loss) is `B+F`/`W+F`, a resignation `B+R`/`W+R`.
+illegal move (or a fault counted as a loss) is `B+F`/`W+F`, a resignation `B+R`/`W+R`. A game played
+from an opening suite names the opening (its index and the suite file) in `GN` and the root comment, and
+its opening moves are commented `opening`.
 """
 from __future__ import annotations
 
@@ -39,7 +41,9 @@ def game_sgf(record: dict, black: str, white: str) -> bytes:
     root.set("RE", record["result"] or "Void")
     root.set("DT", record["date"].split()[0])
     root.set("EV", record["run"])
-    root.set("GN", f"{record['variant']}-{record['game']}")
+    opening = record.get("opening")
+    root.set("GN", f"{record['variant']}-{record['game']}"
+                   + (f", opening {opening} of {record['opening_file']}" if opening is not None else ""))
     if record["handicap"]:
         root.set("HA", record["handicap"])
         root.set_setup_stones([parse_vertex(v, size) for v in record["handicap_stones"]], [])
@@ -52,7 +56,7 @@ def game_sgf(record: dict, black: str, white: str) -> bytes:
             break          # not a vertex at all: the root comment gives the reply
         node = game.extend_main_sequence()
         node.set_move(colour, move)
-        comment = f"{seconds:.2f} s"
+        comment = "opening" if i < record.get("opening_moves", 0) else f"{seconds:.2f} s"
         if record["end"] == "illegal" and i == len(record["moves"]) - 1:
             comment += f"\nillegal: {record['reason']}"
         node.set("C", comment)
@@ -68,6 +72,8 @@ def _root_comment(record: dict, black: str, white: str) -> str:
         f"Player command: {record['player_command']}",
         f"Opponent command: {record['opponent_command']}",
         f"Variant: {record['variant']}, game {record['game']}, seed {record['seed']}",
+        *([f"Opening: {record['opening']} of {record['opening_file']} (its {record['opening_moves']} moves "
+           f"played first, in no one's time)"] if record.get("opening") is not None else []),
         f"End: {record['end']}",
         f"Result: {record['result'] or 'Void'}",
     ]

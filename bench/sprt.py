@@ -3,6 +3,7 @@
     python -m bench.sprt simulate --true-elo E --elo0 A --elo1 B [--alpha 0.05] [--beta 0.05]
                                   [--draw-rate D] [--pairs [--opening-bias F]] [--normalized]
                                   --runs N [--seed S] [--cap GAMES]
+    python -m bench.sprt variance RUN [RUN ...]
 
 A match asks "is the change worth at least elo1 rather than at most elo0?" and stops as soon as the games
 decide: H1 (the change gains elo1) is accepted when the log-likelihood ratio (LLR) reaches
@@ -41,6 +42,10 @@ fixed-sample figures (not corrected for the stopping rule), as a match report gi
 `simulate` runs N such tests on synthetic results of a known Elo (see `simulate` for the model of paired
 games) and prints beside them what Wald's approximations predict; its last line is
 `accept H1 in X of N runs, mean games G`.
+
+`variance` gives, per match run folder (bench.match) and variant, the variance per game
+(`variance_per_game`) counted game by game and, on an opening suite, per pair: their ratio on the same
+pairs (`pair_variance_ratio`, with a bootstrap interval) is the share of games a test on pairs needs.
 """
 from __future__ import annotations
 
@@ -48,6 +53,7 @@ import argparse
 import math
 import sys
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Iterable, Mapping, Union
 
 import numpy as np
@@ -553,6 +559,69 @@ def wald(true_elo: float, config: SprtConfig, draw_rate: float = 0.0, pairs: boo
     return accept, per_unit * (accept * a + (1 - accept) * b) / drift
 
 
+# -- the variance that pairs save --------------------------------------------------------------------------
+
+def variance_per_game(counts: Counts) -> float:
+    """The variance of the mean score per game times the games: what one game adds to the uncertainty.
+    Unpaired, a game's score variance; paired, twice the variance of a pair's mean score (the pair is two
+    games). The games a test needs are proportional to it, so paired / unpaired is the share of games
+    that pairs on a balanced suite need (NaN without games)."""
+    _kind(counts)
+    c = counts.array()
+    if c.sum() == 0:
+        return math.nan
+    _, var = _moments(c / c.sum(), unit_scores(len(c)))
+    return float(var) * counts.games_per_unit
+
+
+def pair_variance_ratio(pairs: np.ndarray, resamples: int = 2000, seed: int = 1) -> tuple[float, float, float]:
+    """The variance per game counted per pair over that counted game by game, on the same complete pairs
+    (rows of the two games' scores), with its 95% bootstrap interval (pairs resampled). It is 1 plus the
+    correlation of a pair's two results: below 1 where the opening favours one colour and the swap cancels
+    it, 1 for independent games. NaN where the games do not vary."""
+    pairs = np.asarray(pairs, dtype=float).reshape(-1, 2)
+
+    def ratio(p: np.ndarray) -> np.ndarray:       # p: (..., m, 2)
+        single = p.reshape(*p.shape[:-2], -1).var(axis=-1)
+        return np.divide(2 * p.mean(axis=-1).var(axis=-1), single, out=np.full(single.shape, np.nan),
+                         where=single > 0)
+    if len(pairs) < 2:
+        return math.nan, math.nan, math.nan
+    rng = np.random.default_rng(seed)
+    boot = ratio(pairs[rng.integers(0, len(pairs), (resamples, len(pairs)))])
+    low, high = np.nanpercentile(boot, [2.5, 97.5]) if np.isfinite(boot).any() else (math.nan, math.nan)
+    return float(ratio(pairs)), float(low), float(high)
+
+
+def _variance_command(args: argparse.Namespace) -> int:
+    """Per run folder and variant: the variance per game counted game by game, and on a suite per pair."""
+    from bench.match import RunError, read_games     # the records' reader, only for this command
+    from bench.report import player_score
+    from bench.records import read_run
+    for folder in args.runs:
+        try:
+            games = read_games(Path(folder))
+        except (RunError, OSError, ValueError) as err:
+            raise ValueError(f"{folder}: {err}") from None
+        if not games:
+            raise ValueError(f"{folder}: no games (a match run folder?)")
+        paired = bool(read_run(Path(folder)).get("config", {}).get("openings"))
+        for variant in sorted({v for v, _ in games}):
+            scores = {i: player_score(r) for (v, i), r in games.items() if v == variant}
+            single = Trinomial.from_scores(x for x in scores.values() if x is not None)
+            line = (f"{folder} {variant}: {single.games} games, {single}; variance per game, game by game "
+                    f"{variance_per_game(single):.4f}")
+            if paired:
+                both = np.array([(scores[i], scores[i + 1]) for i in sorted(scores) if i % 2 == 0
+                                 and scores[i] is not None and scores.get(i + 1) is not None]).reshape(-1, 2)
+                counts = Pentanomial.from_scores(both.sum(axis=1).tolist())
+                ratio, low, high = pair_variance_ratio(both)
+                line += (f"; per pair {variance_per_game(counts):.4f} ({len(both)} complete pairs, {counts}); "
+                         f"on these pairs, per pair / game by game {ratio:.2f} [{low:.2f}, {high:.2f}]")
+            print(line)
+    return 0
+
+
 # -- command line -------------------------------------------------------------------------------------------
 
 def _simulate_command(args: argparse.Namespace) -> int:
@@ -591,9 +660,11 @@ def main(argv: list[str] | None = None) -> int:
     sim.add_argument("--runs", type=int, required=True)
     sim.add_argument("--seed", type=int, default=1)
     sim.add_argument("--cap", type=int, default=None, metavar="GAMES", help="stop a run undecided after GAMES games")
+    var = sub.add_parser("variance", help="variance per game of match runs, game by game and per pair")
+    var.add_argument("runs", nargs="+", metavar="RUN", help="match run folders (bench/results/match/<name>)")
     args = parser.parse_args(argv)
     try:
-        return _simulate_command(args)
+        return _variance_command(args) if args.command == "variance" else _simulate_command(args)
     except ValueError as err:
         print(f"error: {err}", file=sys.stderr)
         return 2

@@ -1,14 +1,15 @@
 """A broken GTP engine on cue, standing in for a faulty engine in the match harness tests.
 
-    python tests/bench/fake_engine.py [--fail crash|hang|illegal|garbage|error] [--at N]
+    python tests/bench/fake_engine.py [--fail crash|hang|illegal|garbage|error|slow] [--at N]
                                       [--game G --this-game K] [--moves M] [--score RESULT]
                                       [--pidfile PATH] [--hangfile PATH] [--sleep S] [--log PATH]
 
 It plays the first point it believes empty (scanning from A1; it does not track captures, so it
 never picks an occupied point by mistake), and on its N-th genmove it fails as asked: exits
 (crash), stops answering (hang), plays an occupied point (illegal), replies with something that is
-not a vertex (garbage) or answers `? ...` (error). With --game G it fails only when --this-game
-(the harness's {game}) equals G, so the run can show the next game going normally. After M moves
+not a vertex (garbage), answers `? ...` (error), or takes three seconds and plays on (slow). With
+--game G it fails only when --this-game (the harness's {game}) equals G, so the run can show the
+next game going normally. After M moves
 it only passes, so that a game it does not break ends with two passes. With --score it answers
 `final_score` with that fixed result (and no dead stones), to play a referee that disagrees.
 With --pidfile it writes its process id there, so a test can check that it was stopped; with
@@ -87,6 +88,8 @@ def main() -> None:
             if fail == "hang":
                 append_pid(args.hangfile)
                 time.sleep(3600)        # the fault itself: a genmove that never answers
+            if fail == "slow":
+                time.sleep(3)
             if fail == "error":
                 reply, ok = "cannot think", False
             elif fail == "garbage":

@@ -79,6 +79,16 @@ def test_an_engine_with_its_own_games_sets_them_for_each_of_its_pairs_only():
     assert "2 to 5 games per pair" in text.splitlines()[0]
 
 
+def test_the_leagues_sprt_and_openings_apply_to_every_pair(tmp_path):
+    suite = tmp_path / "suite.txt"
+    suite.write_text("# size 7\nD4 C3\n")
+    even = ENGINES.replace("      - name: b-h2\n        command: " + GNUGO + "\n        handicap: 2\n", "")
+    cfg = parse_league(league(f"sprt: {{elo0: 0, elo1: 50}}\nopenings: {suite}\n", even))
+    assert [(p.match.sprt.elo1, p.match.openings) for p in cfg.pairs] == [(50, (("D4", "C3"),))]
+    with pytest.raises(ConfigError, match="openings: pairs swap colours"):     # a handicap pair cannot
+        parse_league(league(f"openings: {suite}\n"))
+
+
 def test_two_handicapped_engines_may_not_be_paired(tmp_path):
     data = league("pairs: [[b-h2, a-h2]]\n", ENGINES + f"      - name: a-h2\n        command: {GNUGO}\n        handicap: 2\n")
     with pytest.raises(ConfigError, match="both engines take a handicap"):

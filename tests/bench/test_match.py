@@ -14,7 +14,7 @@ from sgfmill import boards, common, sgf
 
 from bench.game import GameTask, play_game
 from bench.gameclock import TimeSettings
-from bench.match import LOCK_NAME, RunError, locked, main, read_games, run_match
+from bench.match import LOCK_NAME, Run, RunError, locked, main, read_games, run_match
 from bench.matchconfig import EngineSpec, load_config
 from bench.report import read_dat
 from bench.sgf import main as sgf_main
@@ -590,3 +590,126 @@ def test_a_timed_gnugo_game_with_japanese_byoyomi():
     for role in ("player", "opponent"):
         clock = record["clock"][role]
         assert not clock["lost"] and 0 < clock["used"] and clock["available"] >= 1.0
+
+
+# -- SPRT and game pairs: a fake player that plays one stone and passes beats an opponent that only passes --
+
+WINNER = f"{FAKE} --moves 1"
+PASSER = f"{FAKE} --moves 0"
+
+
+def sprt_match(name, games, more="", sprt="{elo0: 0, elo1: 400}"):
+    """A 5x5 match the player wins every game of (unless `more` breaks some), without a referee."""
+    return textwrap.dedent(f"""
+        name: {name}
+        board_size: 5
+        komi: 0.5
+        games: {games}
+        sprt: {sprt}
+        opponent: {PASSER}
+    """) + textwrap.dedent(more)
+
+
+def test_an_sprt_stops_the_run_at_its_decision_records_the_game_in_flight_and_resumes_to_it(tmp_path, capsys):
+    # Two games at a time; game 1 is slow, so the fifth win (game 5) accepts H1 while game 1 still runs.
+    config = write_config(tmp_path, sprt_match("sprt", 40, f"""
+        player: {WINNER} --fail slow --game 1 --this-game {{game}}
+    """))
+    out = tmp_path / "run"
+    assert main([str(config), "--jobs", "2", "--out", str(out), "--no-progress"]) == 0
+    printed = capsys.readouterr().out
+    lines = [json.loads(line) for line in (out / "games.jsonl").read_text().splitlines()]
+    assert [line["game"] for line in lines] == [0, 2, 3, 4, 5, 1]          # the order they finished in
+    test = json.loads((out / "summary.json").read_text())["sequential"][0]
+    assert (test["decision"], test["decided_at"], test["in_flight"], test["games"]) == ("H1", 5, 1, 6)
+    assert test["llr_at_decision"] >= test["sprt"]["upper"] and test["model"] == "trinomial"
+    assert (test["wins"], test["losses"], test["elo"]) == (6, 0, "inf")          # every game won
+    text = (out / "summary.txt").read_text()
+    assert "H1 accepted after 5 games" in text and "1 game in flight then" in text and text.strip() in printed
+    assert "SPRT, at most 40 games per variant" in text
+    figures = {f["key"]: f for f in json.loads((out / "summary.json").read_text())["figures"]}
+    assert figures["main/sprt"]["text"].startswith("H1 accepted after 5 games (1 more in flight): LLR ")
+    assert figures["main/elo"]["unit"] == "Elo" and figures["main/sprt"]["unit"] == "LLR"
+    assert all(set(f) == {"key", "label", "value", "low", "high", "n", "unit", "text"} for f in figures.values())
+    assert figures["main"]["n"] == 6
+    run = Run(load_config(config), out)
+    run.records = read_games(out)
+    assert run.score_line().startswith("main 6-0 LLR ") and run.score_line().endswith(" [-2.94, 2.94] H1 accepted")
+    # A resume recomputes the decision from games.jsonl and plays nothing more.
+    before = (out / "games.jsonl").read_text()
+    assert main([str(config), "--jobs", "2", "--out", str(out), "--no-progress"]) == 0
+    assert (out / "games.jsonl").read_text() == before
+    assert json.loads((out / "summary.json").read_text())["sequential"][0] == test
+    # Wider bounds on the command line: the same games no longer decide, and the run goes on to its decision.
+    assert main([str(config), "--jobs", "2", "--out", str(out), "--no-progress", "--sprt", "0", "200"]) == 0
+    test = json.loads((out / "summary.json").read_text())["sequential"][0]
+    assert (test["decision"], test["decided_at"], test["sprt"]["elo1"]) == ("H1", 8, 200)
+    assert test["games"] in (8, 9)
+
+
+def test_an_sprt_accepts_h0_and_a_cap_without_a_decision_is_reported(tmp_path):
+    losing = write_config(tmp_path, sprt_match("h0", 10, f"player: {PASSER}\nopponent: {WINNER}\n"))
+    run, _ = run_match(load_config(losing), tmp_path / "h0", jobs=1, progress=False)
+    test = run.sequential("main")
+    assert (test.result, test.decided_at, test.in_flight, test.losses) == ("H0", 2, 0, 2)
+    capped = write_config(tmp_path, sprt_match("cap", 2, f"player: {WINNER}\n"))
+    run, _ = run_match(load_config(capped), tmp_path / "cap", jobs=1, progress=False)
+    assert run.sequential("main").result == "cap" and "cap reached" in (tmp_path / "cap" / "summary.txt").read_text()
+
+
+def test_openings_are_played_in_pairs_colours_swapped_recorded_and_counted_per_pair(tmp_path):
+    suite = tmp_path / "suite.txt"
+    suite.write_text("# size 5\nC3 D4\nB2\n")
+    log = tmp_path / "player.log"
+    # The player forfeits games 1, 2 and 3 (a fault counted as a loss): pairs score 1, 0 and 2.
+    config = write_config(tmp_path, sprt_match("pairs", 6, f"""
+        openings: {suite}
+        fault_result: loss
+        player: {WINNER} --fail error --game 1 2 3 --this-game {{game}} --log {log}
+    """, sprt="null"))
+    out = tmp_path / "run"
+    run, failed = run_match(load_config(config), out, jobs=2, progress=False)
+    games = sorted(records(out), key=lambda r: r["game"])
+    assert failed == 0 and [r["game"] for r in games] == list(range(6))
+    assert [r["player_colour"] for r in games] == ["b", "w"] * 3
+    assert [r["opening"] for r in games] == [0, 0, 1, 1, 0, 0]
+    assert all(r["opening_file"] == str(suite) for r in games)
+    assert [r["moves"][:2] for r in games if r["opening"] == 0] == [["C3", "D4"]] * 4
+    assert games[0]["moves"] == ["C3", "D4", "A1", "pass", "pass"] and games[0]["times"][:2] == [0, 0]
+    assert games[0]["player_moves"] == 2 and games[0]["winner"] == "b"        # the opening is no one's move
+    assert [r["winner"] == r["player_colour"] for r in games] == [True, False, False, False, True, True]
+    assert "play b C3" in log.read_text() and "play w D4" in log.read_text()
+    test = run.sequential("main")
+    assert test.paired and test.counts.counts == (1, 0, 1, 0, 1) and test.test is None
+    text = (out / "summary.txt").read_text()
+    assert f"pentanomial, game pairs on {suite}" in text and "pairs 0:1 0.5:0 1:1 1.5:0 2:1" in text
+    assert json.loads((out / "summary.json").read_text())["sequential"][0]["pairs"] == [1, 0, 1, 0, 1]
+    line = json.loads((out / "games.jsonl").read_text().splitlines()[0])
+    assert "opening" in line and "opening_file" not in line          # the suite is the run's, in game_common
+    root = sgf_root(out, "main-3").get_root()
+    assert root.get("GN") == f"main-3, opening 1 of {suite}" and f"Opening: 1 of {suite}" in root.get("C")
+
+
+def test_a_pair_counts_once_both_its_games_have_a_result_in_the_order_they_finished():
+    from bench.report import count_rows
+
+    def game(i, score):
+        return {"game": i, "player_colour": "b", "result": "Void" if score is None else "B+1",
+                "winner": {1: "b", 0: "w", 0.5: None}.get(score)}
+    finished = [game(1, 1), game(0, 0.5), game(3, None), game(2, 1), game(5, 0), game(4, 0)]
+    rows = count_rows(finished, paired=True)
+    assert rows.tolist() == [[0, 0, 0, 0, 0], [0, 0, 0, 1, 0], [0, 0, 0, 1, 0], [0, 0, 0, 1, 0],
+                             [0, 0, 0, 1, 0], [1, 0, 0, 1, 0]]        # pair 1 has a void game: never counted
+    assert count_rows(finished, paired=False)[-1].tolist() == [2, 1, 2]
+
+
+def test_an_sprt_run_on_a_dask_cluster_keeps_its_threads_busy_and_stops_at_the_decision(tmp_path):
+    distributed = pytest.importorskip("distributed")
+    config = write_config(tmp_path, sprt_match("dask-sprt", 20, f"player: {PASSER}\nopponent: {WINNER}\n"))
+    with distributed.LocalCluster(processes=False, n_workers=1, threads_per_worker=2,
+                                  dashboard_address=None) as cluster:
+        code = main([str(config), "--scheduler", cluster.scheduler_address, "--out", str(tmp_path / "run"),
+                     "--no-progress"])
+    assert code == 0
+    test = json.loads((tmp_path / "run" / "summary.json").read_text())["sequential"][0]
+    assert (test["decision"], test["decided_at"]) == ("H0", 2) and test["games"] <= 3

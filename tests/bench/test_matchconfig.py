@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pytest
 
-from bench.match import check_resume, main, settings
+from bench.match import check_resume, main, settings, with_sprt
 from bench.matchconfig import ConfigError, load_config, parse_config
 from bench.records import results_folder
 from engine.config import MOVED as MOVED_KEYS   # records' commands give these keys their old names
@@ -94,6 +94,14 @@ def test_without_variants_the_player_is_the_one_variant():
     (base(time={"system": "canadian", "main": -1, "period": 10, "stones": 5}), "time.main"),
     (base(time={"system": "canadian", "main": 300, "period": 10, "stones": 0}), "time.stones"),
     (base(time={"system": "canadian", "main": 300, "period": 10, "periods": 5}), "'periods'"),
+    (base(sprt="0 10"), "sprt: expected a mapping"),
+    (base(sprt={"elo1": 10}), "sprt.elo0"),
+    (base(sprt={"elo0": 10, "elo1": 5}), "sprt.elo1"),
+    (base(sprt={"elo0": 0, "elo1": 5, "alpha": 0.7}), "sprt.alpha"),
+    (base(sprt={"elo0": 0, "elo1": 5, "model": "bayes"}), "sprt.model"),
+    (base(sprt={"elo0": 0, "elo1": 5, "elo2": 9}), "sprt.elo2"),
+    (base(openings=3), "openings: expected the path"),
+    (base(openings="/nonexistent/suite.txt"), "openings: /nonexistent/suite.txt: cannot read"),
 ])
 def test_a_bad_config_names_the_key(data, key):
     with pytest.raises(ConfigError, match=key.replace("[", r"\[").replace("]", r"\]")):
@@ -108,6 +116,62 @@ def test_void_games_add_games_to_the_plan_up_to_replay_void():
     assert cfg.planned_games([1, 4, 5]) == 6               # at most replay_void more
     assert cfg.planned_games([7]) == 4                     # a void game outside the plan adds none
     assert parse_config(base(games=4)).planned_games([0, 1]) == 4   # replay_void: 0 (default) adds none
+
+
+def suite(tmp_path, text="# size 9\nE5 C3\nD4\n"):
+    path = tmp_path / "suite.txt"
+    path.write_text(text)
+    return str(path)
+
+
+def test_an_sprt_and_an_opening_suite_are_read_and_pair_the_games(tmp_path):
+    cfg = parse_config(base(sprt={"elo0": 0, "elo1": 50}, openings=suite(tmp_path), games=6))
+    assert (cfg.sprt.elo0, cfg.sprt.elo1, cfg.sprt.alpha, cfg.sprt.model) == (0, 50, 0.05, "logistic")
+    assert cfg.paired and cfg.openings == (("E5", "C3"), ("D4",))
+    assert [cfg.opening(i) for i in range(6)] == [0, 0, 1, 1, 0, 0]      # the suite starts again
+    assert [cfg.swapped(i) for i in range(4)] == [False, True, False, True]
+    assert parse_config(base()).opening(0) is None and not parse_config(base()).paired
+
+
+@pytest.mark.parametrize("extra, key", [
+    ({"games": 5}, "games: must be even with openings"),
+    ({"alternate": False}, "openings: pairs swap colours"),
+    ({"handicap": 2}, "openings: pairs swap colours"),
+])
+def test_an_opening_suite_needs_whole_pairs_with_colours_swapped(tmp_path, extra, key):
+    with pytest.raises(ConfigError, match=key):
+        parse_config(base(openings=suite(tmp_path), **extra))
+
+
+def test_a_bad_opening_suite_names_the_key_the_file_and_the_line(tmp_path):
+    with pytest.raises(ConfigError, match=r"openings: .*suite.txt:3: .*E5"):
+        parse_config(base(openings=suite(tmp_path, "# size 9\nE5\nE5 E5\n")))
+    with pytest.raises(ConfigError, match=r"openings: .*suite.txt:2: .*not a vertex of the 9x9"):
+        parse_config(base(openings=suite(tmp_path, "# size 19\nQ16 D4\n")))
+
+
+def test_a_void_game_replays_its_whole_pair_within_replay_void(tmp_path):
+    cfg = parse_config(base(games=4, replay_void=4, openings=suite(tmp_path)))
+    assert cfg.planned_games([]) == 4
+    assert cfg.planned_games([1]) == 6                     # pair 0 replaced by pair 2 (games 4, 5)
+    assert cfg.planned_games([0, 1]) == 6                  # one pair, replaced once
+    assert cfg.planned_games([1, 2, 5]) == 8               # pairs 0 and 1, then the replacement pair 2: the cap
+    assert parse_config(base(games=4, replay_void=1, openings=suite(tmp_path))).planned_games([1]) == 4
+
+
+def test_sprt_on_the_command_line_keeps_the_configs_alpha_and_names_the_option(tmp_path, capsys):
+    path = write(tmp_path, f"""
+        board_size: 9
+        games: 2
+        sprt: {{elo0: 0, elo1: 10, alpha: 0.1}}
+        player: {GNUGO}
+        opponent: {GNUGO}
+    """)
+    assert main([str(path), "--out", str(tmp_path / "run"), "--sprt", "5", "-5"]) == 2
+    err = capsys.readouterr().err
+    assert "--sprt: sprt.elo1" in err and "Traceback" not in err and not (tmp_path / "run").exists()
+    cfg = with_sprt(load_config(path), [0, 20])
+    assert (cfg.sprt.elo0, cfg.sprt.elo1, cfg.sprt.alpha) == (0, 20, 0.1) and cfg.raw["sprt"]["elo1"] == 20
 
 
 def test_time_settings_are_read_for_each_system():

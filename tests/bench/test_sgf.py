@@ -44,7 +44,7 @@ def game_record(**fields) -> dict:
               "engine_results": {"player": "W+2", "opponent": "W+2.0"}, "player_moves": 2, "player_seconds": 1.234,
               "player_cpu": None, "opponent_moves": 2, "opponent_seconds": 0.5, "opponent_cpu": 0.25,
               "moves": ["E5", "C3", "pass", "pass"], "times": [1.234, 0.005, 0.015, 0.5], "handicap_stones": [],
-              "notes": [], "seconds": 2.0}
+              "notes": [], "seconds": 2.0, "opening": None, "opening_file": None, "opening_moves": 0}
     return {**record, **fields}
 
 

@@ -185,3 +185,19 @@ def test_simulate_command(capsys):
     assert sprt.main(["simulate", "--true-elo", "0", "--elo0", "0", "--elo1", "50", "--runs", "10",
                       "--draw-rate", "1.5"]) == 2
     assert "draw-rate" in capsys.readouterr().err
+
+
+def test_the_variance_per_game_is_a_games_unpaired_and_twice_a_pairs_mean_paired():
+    assert sprt.variance_per_game(sprt.Trinomial(wins=5, draws=0, losses=5)) == pytest.approx(0.25)
+    assert sprt.variance_per_game(sprt.Pentanomial((0, 0, 7, 0, 0))) == 0          # every pair split: no noise
+    assert sprt.variance_per_game(sprt.Pentanomial((3, 0, 0, 0, 3))) == pytest.approx(0.5)   # pairs as one game
+    assert sprt.variance_per_game(sprt.Pentanomial((1, 0, 2, 0, 1))) == pytest.approx(0.25)  # independent games
+    assert math.isnan(sprt.variance_per_game(sprt.Trinomial(0, 0, 0)))
+
+
+def test_the_pair_variance_ratio_is_one_plus_the_correlation_within_a_pair():
+    assert sprt.pair_variance_ratio([(1, 0), (0, 1)] * 5)[0] == 0          # the opening decides, the swap cancels it
+    assert sprt.pair_variance_ratio([(1, 1), (0, 0)] * 5)[0] == pytest.approx(2)
+    ratio, low, high = sprt.pair_variance_ratio([(1, 1), (1, 0), (0, 1), (0, 0)] * 10)
+    assert ratio == pytest.approx(1) and low < 1 < high
+    assert math.isnan(sprt.pair_variance_ratio([(1, 1)] * 4)[0])             # no variance to compare
