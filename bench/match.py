@@ -33,7 +33,8 @@ games.jsonl is compact: a line holds one game record of bench.game without what 
   their milliseconds.
 
 One run at a time per folder: a second run on a folder in use exits at once (status 2) naming the
-process that holds it. The lock is the kernel's (flock), so a crashed or killed run leaves none.
+process that holds it. The lock is the kernel's (flock), so a crashed or killed run leaves none
+(bench.runlock).
 
 Running the same config with the same folder again (the same --out, or none for the default
 folder) resumes: games already in games.jsonl are not replayed, and a config with more
@@ -72,71 +73,27 @@ from __future__ import annotations
 
 import argparse
 import concurrent.futures as cf
-import contextlib
 import dataclasses
-import fcntl
 import faulthandler
 import multiprocessing
 import os
 import signal
 import socket
 import sys
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Iterable, Iterator, Sequence
+from typing import Any, Callable, Iterable, Sequence
 
 from tqdm import tqdm
 
 from bench import report
 from bench.game import GameTask, play_game
-from bench.gtpclient import EngineFault, ErrorReply, GtpEngine
-from bench.matchconfig import ConfigError, EngineSpec, MatchConfig, check_pairs, fill, load_config, parse_sprt
-from bench.records import append_jsonl, iter_jsonl, read_jsonl, read_run, start_run, write_summary
+from bench.matchconfig import ConfigError, MatchConfig, check_pairs, fill, load_config, parse_sprt
+from bench.probe import EngineInfo, probe
+from bench.records import RunError, append_jsonl, iter_jsonl, read_jsonl, read_run, start_run, write_summary
+from bench.runlock import locked
 
 # Keys whose change makes earlier games of a run folder incomparable with new ones.
 RESUME_KEYS = ("board_size", "komi", "handicap", "alternate", "move_limit", "seed", "fault_result")
-LOCK_NAME = "run.lock"
-
-
-class RunError(Exception):
-    """The run cannot start: an engine does not answer, or the folder holds another match."""
-
-
-@dataclass
-class EngineInfo:
-    name: str
-    version: str
-    label: str
-    command: str
-
-
-# -- engines, checked before the first game ------------------------------------------------------
-
-def probe(spec: EngineSpec, what: str, cfg: MatchConfig) -> EngineInfo:
-    """Start the engine once: name, version, and that it takes the board size and setup commands."""
-    engine = GtpEngine(spec.command_for(cfg.seed, 0), timeout=spec.timeout, label=what)
-    try:
-        engine.start()
-        name = _ask(engine, "name") or os.path.basename(engine.argv[0])
-        version = _ask(engine, "version")
-        timed = [cfg.time.gtp_time_settings()] if cfg.time else []
-        for command in [f"boardsize {cfg.board_size}", "clear_board"] + spec.setup_for(cfg.seed, 0) + timed:
-            try:
-                engine.send(command)
-            except ErrorReply as e:
-                raise RunError(f"{what}: {command!r} failed: {e} (command: {spec.command})") from None
-    except EngineFault as e:
-        raise RunError(f"{what}: {e} (command: {spec.command})") from None
-    finally:
-        engine.close()
-    return EngineInfo(name=name, version=version, label=spec.label or name, command=spec.command)
-
-
-def _ask(engine: GtpEngine, command: str) -> str:
-    try:
-        return " ".join(engine.send(command).split())
-    except ErrorReply:
-        return ""
 
 
 # -- the run folder -------------------------------------------------------------------------------
@@ -152,41 +109,6 @@ def settings(cfg: MatchConfig) -> dict:
         **({"disputes": cfg.disputes} if cfg.disputes != "referee" else {}),   # runs from before it resume
         **({"openings": cfg.openings_file} if cfg.openings_file else {}),
     }
-
-
-@contextlib.contextmanager
-def locked(run_dir: Path) -> Iterator[None]:
-    """Hold an exclusive flock on run_dir/run.lock for the block, or raise RunError naming the
-    process that holds it. The kernel drops the lock when its process ends, however it ends; the
-    file (which says who holds it) is removed on the way out, still locked."""
-    run_dir.mkdir(parents=True, exist_ok=True)
-    path = run_dir / LOCK_NAME
-    while True:
-        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            holder = os.read(fd, 200).decode(errors="replace").strip() or "a process not yet known"
-            os.close(fd)
-            raise RunError(f"{run_dir} is in use by another run ({holder}); wait for it to end "
-                           f"or use another --out") from None
-        if _is_same_file(fd, path):
-            break
-        os.close(fd)            # the holder removed the file while we opened it: lock the new one
-    try:
-        os.ftruncate(fd, 0)
-        os.write(fd, f"process {os.getpid()} on {socket.gethostname()}\n".encode())
-        yield
-    finally:
-        path.unlink(missing_ok=True)
-        os.close(fd)
-
-
-def _is_same_file(fd: int, path: Path) -> bool:
-    try:
-        return os.path.samestat(os.fstat(fd), os.stat(path))
-    except FileNotFoundError:
-        return False
 
 
 def check_resume(old: dict, new: dict, run_dir: Path) -> None:

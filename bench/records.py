@@ -37,6 +37,11 @@ SLUG_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.+-]*$")
 ITEMS = "items.jsonl"          # the items of a bench other than match and league
 
 
+class RunError(Exception):
+    """A run cannot start or its folder cannot be read: an engine does not answer, the folder is in use
+    or holds another run's games, a record is damaged."""
+
+
 def results_folder(bench: str, slug: str) -> Path:
     """The record folder of run `slug` of `bench` (not created here)."""
     for part, what in ((bench, "bench"), (slug, "slug")):

@@ -32,7 +32,8 @@ from typing import Optional
 
 from bench import records
 from bench.gtpclient import EngineFault, ErrorReply, GtpEngine, split_command
-from bench.match import RunError, locked
+from bench.records import RunError
+from bench.runlock import locked
 
 ROOT = Path(__file__).resolve().parents[1]
 ARCHIVE = "gnugo_regression.tar.xz"

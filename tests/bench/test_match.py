@@ -14,7 +14,9 @@ from sgfmill import boards, common, sgf
 
 from bench.game import GameTask, play_game
 from bench.gameclock import TimeSettings
-from bench.match import LOCK_NAME, Run, RunError, locked, main, read_games, run_match
+from bench.match import Run, main, read_games, run_match
+from bench.records import RunError
+from bench.runlock import LOCK_NAME, locked
 from bench.matchconfig import EngineSpec, load_config
 from bench.report import read_dat
 from bench.sgf import main as sgf_main
