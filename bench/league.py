@@ -57,11 +57,11 @@ from typing import Any
 import numpy as np
 
 from bench import report
-from bench.match import (SPRT_OPTION, RunError, has_pending, parse_run_arguments, planned_games, read_games,
-                         run_arguments, run_match, with_sprt)
+from bench.gamerecords import read_games
+from bench.match import SPRT_OPTION, has_pending, parse_run_arguments, planned_games, run_arguments, run_match, with_sprt
 from bench.matchconfig import NAME_RE, MatchConfig, _int, load_yaml_config, parse_config
 from bench.ratings import Ratings, fit
-from bench.records import figure, results_folder, save_plot, start_run, write_summary
+from bench.records import RunError, figure, results_folder, save_plot, start_run, write_summary
 from bench.stats import wilson_interval
 from engine.configfile import ConfigError
 

@@ -19,7 +19,8 @@ import sys
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from bench.match import RunError, read_games
+from bench.gamerecords import read_games
+from bench.records import RunError
 from bench.report import player_score
 
 

@@ -25,8 +25,8 @@ from pathlib import Path
 from bench.game import same_result
 from bench.gtpclient import EngineFault, ErrorReply, GtpEngine
 from bench import records
-from bench.match import RunError, read_games
-from bench.records import RESULTS
+from bench.gamerecords import read_games
+from bench.records import RESULTS, RunError
 
 OURS = "gtp.cli"         # how a recorded engine command names our engine
 

@@ -24,9 +24,9 @@ from typing import Iterable
 
 from sgfmill import sgf
 
-from bench.match import RunError, read_games
+from bench.gamerecords import read_games
 from bench.position import parse_vertex
-from bench.records import read_run
+from bench.records import RunError, read_run
 
 
 def game_sgf(record: dict, black: str, white: str) -> bytes:

@@ -595,9 +595,9 @@ def pair_variance_ratio(pairs: np.ndarray, resamples: int = 2000, seed: int = 1)
 
 def _variance_command(args: argparse.Namespace) -> int:
     """Per run folder and variant: the variance per game counted game by game, and on a suite per pair."""
-    from bench.match import RunError, read_games     # the records' reader, only for this command
+    from bench.gamerecords import read_games     # the records' reader, only for this command
+    from bench.records import RunError, read_run
     from bench.report import player_score
-    from bench.records import read_run
     for folder in args.runs:
         try:
             games = read_games(Path(folder))

@@ -9,7 +9,7 @@ import pytest
 import yaml
 
 from bench.league import format_ratings, load_config, main, parse_league
-from bench.match import read_games
+from bench.gamerecords import read_games
 from bench.records import read_run, read_summary
 from bench.sgf import main as sgf_main
 from bench.matchconfig import ConfigError

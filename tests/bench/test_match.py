@@ -14,7 +14,8 @@ from sgfmill import boards, common, sgf
 
 from bench.game import GameTask, play_game
 from bench.gameclock import TimeSettings
-from bench.match import Run, main, read_games, run_match
+from bench.gamerecords import read_games
+from bench.match import Run, main, run_match
 from bench.records import RunError
 from bench.runlock import LOCK_NAME, locked
 from bench.matchconfig import EngineSpec, load_config

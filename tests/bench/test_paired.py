@@ -4,7 +4,7 @@ import math
 import pytest
 
 from bench.paired import load_games, main, mcnemar_exact, pair
-from bench.match import compact_game
+from bench.gamerecords import compact_game
 from bench.records import append_jsonl, results_folder
 
 

@@ -4,7 +4,7 @@ import json
 import pytest
 
 from bench import records
-from bench.match import compact_game
+from bench.gamerecords import compact_game
 from bench.scorecheck import Check, finished_games, format_table, main, recorded_claim
 from tests.bench.test_records import assert_figures, assert_invocation
 from tests.gtp.test_gnugo_game import TWO_PASS_MOVES
