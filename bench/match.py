@@ -63,10 +63,8 @@ from __future__ import annotations
 
 import argparse
 import concurrent.futures as cf
+import contextlib
 import dataclasses
-import faulthandler
-import multiprocessing
-import os
 import signal
 import sys
 from pathlib import Path
@@ -75,7 +73,8 @@ from typing import Any, Callable, Iterable, Sequence
 from tqdm import tqdm
 
 from bench import report
-from bench.game import GameTask, play_game
+from bench.executors import cancel_queued, closing, make_executor, stacks_on_sigusr1, submit_game
+from bench.game import GameTask
 from bench.gamerecords import compact_game, expand_game, game_common, read_games
 from bench.matchconfig import ConfigError, MatchConfig, check_pairs, load_config, parse_sprt
 from bench.probe import EngineInfo, probe
@@ -278,77 +277,11 @@ class Run:
                 "Referee": referee.name if referee else "-"}
 
 
-# -- playing --------------------------------------------------------------------------------------
-
-def make_executor(jobs: int, scheduler: str | None) -> tuple[cf.Executor, object]:
-    """A process pool, or the executor of a Dask client (returned too, to be closed)."""
-    if scheduler:
-        from distributed import Client
-        try:
-            client = Client(scheduler, timeout=30)
-        except (OSError, TimeoutError, ValueError) as e:
-            raise RunError(f"cannot connect to the Dask scheduler {scheduler}: {e}") from None
-        return client.get_executor(pure=False), client
-    return cf.ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context("spawn"),
-                                  initializer=_worker_init), None
-
-
 def _raise_interrupt(signum, frame) -> None:
     raise KeyboardInterrupt
 
 
-def _stacks_on_sigusr1() -> None:
-    """`kill -USR1 PID` prints every thread's Python stack to stderr (for a run that seems stuck)."""
-    try:
-        faulthandler.register(signal.SIGUSR1, all_threads=True)
-    except (AttributeError, ValueError, OSError):   # no SIGUSR1 here, or stderr is not a file
-        pass
-
-
-def _worker_init() -> None:
-    """In each pool worker: a SIGTERM ends the game under way through its `finally` (which closes the
-    engines), and on Linux the worker gets that SIGTERM when the harness process dies, however it dies.
-    Ctrl-C is the harness's to handle (it terminates the workers): a worker that took it itself would
-    only give up its game and start a queued one."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    signal.signal(signal.SIGTERM, _exit_once)
-    _stacks_on_sigusr1()
-    try:
-        import ctypes
-        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM)      # PR_SET_PDEATHSIG
-    except (OSError, AttributeError):
-        pass
-
-
-def _exit_once(signum, frame) -> None:
-    """A worker's first SIGTERM exits through the game's `finally`; later ones (the pool terminating its
-    workers once one has gone, the harness's death) are ignored, lest they cut short the closing of an
-    engine and leave it running."""
-    signal.signal(signal.SIGTERM, signal.SIG_IGN)
-    sys.exit(128 + signum)
-
-
-def _play_in_pool(task: GameTask) -> dict:
-    """play_game in a pool worker. A SIGTERM ends the game through its `finally` (which closes the
-    engines) and then the worker too, where the pool would otherwise wait for its next game."""
-    try:
-        return play_game(task)
-    except SystemExit as e:
-        os._exit(e.code if isinstance(e.code, int) else 1)
-
-
-def _terminate_workers(executor: cf.ProcessPoolExecutor) -> None:
-    """Stop a pool's workers now, mid-game (Python 3.14 has ProcessPoolExecutor.terminate_workers)."""
-    terminate = getattr(executor, "terminate_workers", None)
-    if terminate is not None:
-        terminate()
-        return
-    for proc in list((getattr(executor, "_processes", None) or {}).values()):
-        if proc.is_alive():
-            proc.terminate()
-    for proc in list((getattr(executor, "_processes", None) or {}).values()):
-        proc.join(10)
-
+# -- playing --------------------------------------------------------------------------------------
 
 def play(run: Run, executor: cf.Executor, progress: bool = True, window: int | None = None) -> int:
     """Play the pending games of a run on the executor, and the replays of the void games among
@@ -362,7 +295,6 @@ def play(run: Run, executor: cf.Executor, progress: bool = True, window: int | N
     total = sum(run.planned_games(v) for v in run.playing)
     bar = tqdm(total=total, initial=len([k for k in run.records if k[0] in run.playing]), desc=run.cfg.name,
                unit="game", disable=not progress, dynamic_ncols=True)
-    fn = _play_in_pool if isinstance(executor, cf.ProcessPoolExecutor) else play_game
     futures: dict[cf.Future, GameTask] = {}
 
     def submit() -> None:
@@ -371,7 +303,7 @@ def play(run: Run, executor: cf.Executor, progress: bool = True, window: int | N
             if window is not None and len(futures) >= window:
                 break
             if (task.variant, task.index) not in busy:
-                futures[executor.submit(fn, task)] = task
+                futures[submit_game(executor, task)] = task
         bar.total = max(bar.n + len(futures), sum(run.planned_games(v) for v in run.playing))
 
     try:
@@ -394,11 +326,7 @@ def play(run: Run, executor: cf.Executor, progress: bool = True, window: int | N
             bar.set_postfix_str(run.score_line())
             run.write_reports(with_plot=False)
     except BaseException:
-        # A process pool whose workers are terminated fails its queued futures itself; cancelling
-        # them first makes Python 3.11's pool thread die on InvalidStateError with a traceback.
-        if not isinstance(executor, cf.ProcessPoolExecutor):
-            for future in futures:
-                future.cancel()
+        cancel_queued(executor, futures)
         raise
     finally:
         bar.close()
@@ -425,18 +353,9 @@ def run_match(cfg: MatchConfig, run_dir: Path, executor: cf.Executor | None = No
         if own:
             executor, client = make_executor(jobs or cfg.jobs, scheduler)
         try:
-            failed = play(run, executor, progress, window(cfg, jobs, client))
-        except BaseException:
-            if isinstance(executor, cf.ProcessPoolExecutor) and own:
-                _terminate_workers(executor)
-            raise
+            with closing(executor, client) if own else contextlib.nullcontext():
+                failed = play(run, executor, progress, window(cfg, jobs, client))
         finally:
-            if isinstance(executor, cf.ProcessPoolExecutor) and own:
-                executor.shutdown(wait=False, cancel_futures=True)
-            elif own:
-                executor.shutdown(wait=False)
-            if client is not None:
-                client.close()
             run.write_reports()
     return run, failed
 
@@ -519,7 +438,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {e}", file=sys.stderr)
         return 2
     run_dir = Path(args.out) if args.out else cfg.run_dir
-    _stacks_on_sigusr1()
+    stacks_on_sigusr1()
     command = ["python", "-m", "bench.match"] + (sys.argv[1:] if argv is None else list(argv))
     try:
         run, failed = run_match(cfg, run_dir, jobs=args.jobs, scheduler=args.scheduler,

@@ -441,26 +441,6 @@ def test_a_sigterm_to_the_harness_alone_stops_its_workers_and_engines(tmp_path):
     wait_exited(group + [int(p) for p in pids.read_text().split()])
 
 
-def test_a_second_sigterm_does_not_cut_short_a_workers_clean_up():
-    # As in a pool worker closing a hung engine when the pool terminates it a second time.
-    script = textwrap.dedent("""
-        import os, signal, time
-        from bench.match import _worker_init
-        _worker_init()
-        try:
-            os.kill(os.getpid(), signal.SIGTERM)
-            time.sleep(5)
-        finally:
-            os.kill(os.getpid(), signal.SIGTERM)
-            time.sleep(0.2)
-            print("engines closed", flush=True)
-    """)
-    done = subprocess.run([sys.executable, "-c", script], cwd=Path(__file__).resolve().parents[2],
-                          capture_output=True, text=True, timeout=60)
-    assert done.stdout == "engines closed\n"
-    assert done.returncode == 128 + signal.SIGTERM
-
-
 def test_a_second_run_on_a_folder_in_use_is_refused_and_a_killed_run_leaves_no_lock(tmp_path):
     first, _ = start_hanging_match(tmp_path)
     out = tmp_path / "run"
