@@ -58,7 +58,8 @@ import numpy as np
 
 from bench import report
 from bench.gamerecords import read_games
-from bench.match import SPRT_OPTION, has_pending, parse_run_arguments, planned_games, run_arguments, run_match, with_sprt
+from bench.match import SPRT_OPTION, parse_run_arguments, run_arguments, run_match, with_sprt
+from bench.matchrun import has_pending, planned_games
 from bench.matchconfig import NAME_RE, MatchConfig, _int, load_yaml_config, parse_config
 from bench.ratings import Ratings, fit
 from bench.records import RunError, figure, results_folder, save_plot, start_run, write_summary

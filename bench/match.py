@@ -68,220 +68,22 @@ import dataclasses
 import signal
 import sys
 from pathlib import Path
-from typing import Any, Callable, Iterable, Sequence
+from typing import Any, Callable, Sequence
 
 from tqdm import tqdm
 
-from bench import report
 from bench.executors import cancel_queued, closing, make_executor, stacks_on_sigusr1, submit_game
 from bench.game import GameTask
-from bench.gamerecords import compact_game, expand_game, game_common, read_games
 from bench.matchconfig import ConfigError, MatchConfig, check_pairs, load_config, parse_sprt
-from bench.probe import EngineInfo, probe
-from bench.records import RunError, append_jsonl, read_run, start_run, write_summary
+from bench.matchrun import Run
+from bench.records import RunError
 from bench.runlock import locked
-
-# Keys whose change makes earlier games of a run folder incomparable with new ones.
-RESUME_KEYS = ("board_size", "komi", "handicap", "alternate", "move_limit", "seed", "fault_result")
-
-
-# -- the run folder -------------------------------------------------------------------------------
-
-def settings(cfg: MatchConfig) -> dict:
-    """What identifies the games of a run, for the resume check."""
-    return {
-        **{key: getattr(cfg, key) for key in RESUME_KEYS},
-        "opponent": [cfg.opponent.command, list(cfg.opponent.setup)],
-        "referee": [cfg.referee.command, list(cfg.referee.setup)] if cfg.referee else None,
-        "variants": {v.name: [v.player.command, list(v.player.setup)] for v in cfg.variants},
-        "time": dataclasses.asdict(cfg.time) if cfg.time else None,
-        **({"disputes": cfg.disputes} if cfg.disputes != "referee" else {}),   # runs from before it resume
-        **({"openings": cfg.openings_file} if cfg.openings_file else {}),
-    }
-
-
-def check_resume(old: dict, new: dict, run_dir: Path) -> None:
-    for key, value in new.items():
-        if key == "variants":
-            for name, player in value.items():
-                if name in old.get("variants", {}) and old["variants"][name] != player:
-                    raise RunError(f"{run_dir} holds games of variant {name!r} played with another "
-                                   f"command or setup ({old['variants'][name]}); use another --out")
-        elif old.get(key) != value:
-            raise RunError(f"{run_dir} holds games played with {key} = {old.get(key)!r}, "
-                           f"the config says {value!r}; use another --out")
-
-
-def planned_games(cfg: MatchConfig, records: Iterable[dict]) -> int:
-    """The game indices one variant plays, given its records: `games`, and its void games replayed
-    (see replay_void); records at higher indices do not count."""
-    return cfg.planned_games(r["game"] for r in records if report.player_score(r) is None)
-
-
-class Run:
-    """One match run: its folder, its records and its reports."""
-
-    def __init__(self, cfg: MatchConfig, run_dir: Path, variants: Sequence[str] | None = None):
-        names = [v.name for v in cfg.variants]
-        unknown = sorted(set(variants or ()) - set(names))
-        if unknown:
-            raise RunError(f"--variants: no variant named {', '.join(unknown)} in {cfg.source} "
-                           f"(it has: {', '.join(names)})")
-        self.cfg = cfg
-        self.playing = tuple(variants) if variants else tuple(names)
-        self.dir = run_dir
-        self.records_path = run_dir / "games.jsonl"
-        self.records: dict[tuple[str, int], dict] = {}
-        self.info: dict[str, EngineInfo] = {}
-        self.common: dict[str, Any] = {}     # run.json's game_common
-        self.started = ""                   # the first invocation's date: the .dat files' Date
-
-    def prepare(self, argv: list[str]) -> None:
-        old = read_run(self.dir)
-        if old:
-            check_resume(old.get("settings", {}), settings(self.cfg), self.dir)
-        self.records = read_games(self.dir, repair=True)
-        self._probe_engines()
-        common = old.get("game_common") or game_common(self.cfg)
-        played = {v for v, _ in self.records}
-        for v in self.cfg.variants:         # a variant new to the folder: its command joins the rest
-            if v.name not in played:
-                common["player_command"][v.name] = v.player.command
-        run = start_run(self.dir, "match", self.cfg.raw, command=" ".join(argv),
-                        invocation={"games_already_played": len(self.records)}, settings=settings(self.cfg),
-                        engines={k: vars(v) for k, v in self.info.items()}, game_common=common)
-        self.common = common
-        self.started = run["invocations"][0]["date"]
-
-    def _probe_engines(self) -> None:
-        for v in self.cfg.variants:
-            self.info[f"player:{v.name}"] = probe(v.player, f"player ({v.name})", self.cfg)
-        self.info["opponent"] = probe(self.cfg.opponent, "opponent", self.cfg)
-        if self.cfg.referee:
-            self.info["referee"] = probe(self.cfg.referee, "referee", self.cfg)
-
-    def planned_games(self, variant: str) -> int:
-        return planned_games(self.cfg, (r for (v, _), r in self.records.items() if v == variant))
-
-    def task(self, variant: str, index: int) -> GameTask:
-        cfg = self.cfg
-        player = next(v.player for v in cfg.variants if v.name == variant)
-        opening = cfg.opening(index)
-        return GameTask(run=cfg.name, variant=variant, index=index, seed=cfg.seed + index,
-                        board_size=cfg.board_size, komi=cfg.komi, handicap=cfg.handicap,
-                        move_limit=cfg.move_limit, swapped=cfg.swapped(index), player=player,
-                        opponent=cfg.opponent, referee=cfg.referee, fault_result=cfg.fault_result,
-                        time=cfg.time, disputes=cfg.disputes,
-                        opening=cfg.openings[opening] if opening is not None else (),
-                        opening_index=opening, opening_file=cfg.openings_file)
-
-    def pending(self) -> list[GameTask]:
-        """The games still to play, in index order, the variants interleaved; none of a variant whose
-        SPRT has decided."""
-        planned = {v.name: self.planned_games(v.name) for v in self.cfg.variants
-                   if v.name in self.playing and not self.decided(v.name)}
-        return [self.task(v, i) for i in range(max(planned.values(), default=0)) for v in planned
-                if i < planned[v] and (v, i) not in self.records]
-
-    def decided(self, variant: str) -> bool:
-        return self.cfg.sprt is not None and self.sequential(variant).result in ("H0", "H1")
-
-    def sequential(self, variant: str) -> report.Sequential:
-        """The variant's sequential summary, its games in the order they finished (games.jsonl's)."""
-        planned = self.planned_games(variant)
-        ordered = [r for (v, i), r in self.records.items() if v == variant and i < planned]
-        return report.sequential(variant, ordered, self.cfg.sprt, self.cfg.paired,
-                                 finished=len(ordered) == planned)
-
-    def add(self, record: dict) -> None:
-        """Keep a finished game: its line in games.jsonl (what resume trusts)."""
-        line = compact_game(record, self.common)
-        append_jsonl(self.records_path, line)
-        self.records[(record["variant"], record["game"])] = expand_game(line, self.common)
-
-    def variant_records(self, name: str) -> list[dict]:
-        planned = self.planned_games(name)
-        return [r for (v, i), r in sorted(self.records.items()) if v == name and i < planned]
-
-    def summaries(self) -> list[report.VariantSummary]:
-        return [report.summarize(v.name, self.variant_records(v.name), v.playouts)
-                for v in self.cfg.variants]
-
-    def title(self) -> str:
-        games = f"SPRT, at most {self.cfg.games}" if self.cfg.sprt else f"{self.cfg.games}"
-        pairs = f" in pairs on {self.cfg.openings_file}" if self.cfg.paired else ""
-        return f"{self.setting()}, {games} games per variant{pairs}"
-
-    def sequentials(self) -> list[report.Sequential]:
-        """Every variant's sequential summary, with an SPRT or an opening suite; none without."""
-        if self.cfg.sprt is None and not self.cfg.paired:
-            return []
-        return [self.sequential(v.name) for v in self.cfg.variants]
-
-    def setting(self) -> str:
-        """Who plays whom, on what board, komi, handicap and clock."""
-        cfg = self.cfg
-        first = self.info[f"player:{cfg.variants[0].name}"]
-        player = first.label if len(cfg.variants) == 1 else (cfg.player.label or first.name)
-        handicap = f", handicap {cfg.handicap}" if cfg.handicap else ""
-        timed = f", {cfg.time.describe()}" if cfg.time else ""
-        return (f"{player} vs {self.info['opponent'].label}: {cfg.board_size}x"
-                f"{cfg.board_size}, komi {cfg.komi:g}{handicap}{timed}")
-
-    def score_line(self) -> str:
-        """The progress line: each variant's W-L(-D), and with an SPRT its LLR and bounds (or decision)."""
-        tests = {t.variant: t for t in self.sequentials()}
-        parts = []
-        for s in self.summaries():
-            text = f"{s.wins}-{s.losses}" + (f"-{s.draws}" if s.draws else "")
-            text = f"{s.variant} {text}" + (f" ({s.faults}F)" if s.faults else "")
-            t = tests.get(s.variant)
-            if t is not None and t.test is not None:
-                text += f" LLR {t.llr:.2f} [{t.test.lower:.2f}, {t.test.upper:.2f}]"
-                text += f" {report.DECISIONS[t.result]}" if t.result in ("H0", "H1") else ""
-            parts.append(text)
-        return " | ".join(parts)
-
-    def report_text(self) -> str:
-        """summary.txt: the table, then each variant's test or pair counts."""
-        tests = self.sequentials()
-        table = report.format_table(self.summaries(), self.title())
-        return "\n\n".join([table] + [report.format_sequential(t, self.cfg.openings_file) for t in tests])
-
-    def write_reports(self, with_plot: bool = True) -> str:
-        summaries = self.summaries()
-        tests = self.sequentials()
-        text = self.report_text()
-        figures = [report.figure_dict(s, self.setting()) for s in summaries]
-        for t in tests:
-            figures += report.sequential_figures(t, self.setting())
-        summary = {"title": self.title(), "variants": [report.summary_dict(s) for s in summaries],
-                   "figures": figures}
-        if tests:
-            summary["sequential"] = [report.sequential_dict(t) for t in tests]
-        write_summary(self.dir, summary, text)
-        for v in self.cfg.variants:
-            report.write_dat(self.dir / f"{v.name}.dat", self.variant_records(v.name),
-                             self._dat_header(v.name))
-        if with_plot:
-            report.plot(self.dir / "winrate.png", summaries, self.title())
-        return text
-
-    def _dat_header(self, variant: str) -> dict:
-        black, white = self.info[f"player:{variant}"], self.info["opponent"]
-        referee = self.info.get("referee")
-        return {"Date": self.started, "Black": black.name, "BlackCommand": black.command,
-                "BlackLabel": black.label, "BlackVersion": black.version, "White": white.name, "WhiteCommand": white.command,
-                "WhiteLabel": white.label, "WhiteVersion": white.version,
-                "Komi": f"{self.cfg.komi:g}", "Size": self.cfg.board_size,
-                "Referee": referee.name if referee else "-"}
+from bench.runreport import progress_line, summary_text, write_reports
 
 
 def _raise_interrupt(signum, frame) -> None:
     raise KeyboardInterrupt
 
-
-# -- playing --------------------------------------------------------------------------------------
 
 def play(run: Run, executor: cf.Executor, progress: bool = True, window: int | None = None) -> int:
     """Play the pending games of a run on the executor, and the replays of the void games among
@@ -308,7 +110,7 @@ def play(run: Run, executor: cf.Executor, progress: bool = True, window: int | N
 
     try:
         submit()
-        bar.set_postfix_str(run.score_line())
+        bar.set_postfix_str(progress_line(run))
         while futures:
             done, _ = cf.wait(futures, return_when=cf.FIRST_COMPLETED)
             for future in done:
@@ -323,21 +125,14 @@ def play(run: Run, executor: cf.Executor, progress: bool = True, window: int | N
                 run.add(record)
                 bar.update(1)
             submit()
-            bar.set_postfix_str(run.score_line())
-            run.write_reports(with_plot=False)
+            bar.set_postfix_str(progress_line(run))
+            write_reports(run, with_plot=False)
     except BaseException:
         cancel_queued(executor, futures)
         raise
     finally:
         bar.close()
     return len(failed)
-
-
-def has_pending(cfg: MatchConfig, run_dir: Path) -> bool:
-    """Whether the run folder still lacks games of `cfg`; nothing is locked, probed or written."""
-    run = Run(cfg, run_dir)
-    run.records = read_games(run_dir)
-    return bool(run.pending())
 
 
 def run_match(cfg: MatchConfig, run_dir: Path, executor: cf.Executor | None = None, jobs: int | None = None,
@@ -356,7 +151,7 @@ def run_match(cfg: MatchConfig, run_dir: Path, executor: cf.Executor | None = No
             with closing(executor, client) if own else contextlib.nullcontext():
                 failed = play(run, executor, progress, window(cfg, jobs, client))
         finally:
-            run.write_reports()
+            write_reports(run)
     return run, failed
 
 
@@ -450,7 +245,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"\ninterrupted: the games played are in {run_dir}; run the same command again to resume",
               file=sys.stderr)
         return 130
-    print(run.report_text())
+    print(summary_text(run))
     print(f"\nrun folder: {run_dir}")
     if failed:
         print(f"error: {failed} games failed in the harness and were not recorded; run again to retry",

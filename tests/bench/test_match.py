@@ -15,9 +15,11 @@ from sgfmill import boards, common, sgf
 from bench.game import GameTask, play_game
 from bench.gameclock import TimeSettings
 from bench.gamerecords import read_games
-from bench.match import Run, main, run_match
+from bench.match import main, run_match
+from bench.matchrun import Run
 from bench.records import RunError
 from bench.runlock import LOCK_NAME, locked
+from bench.runreport import progress_line
 from bench.matchconfig import EngineSpec, load_config
 from bench.report import read_dat
 from bench.sgf import main as sgf_main
@@ -617,7 +619,7 @@ def test_an_sprt_stops_the_run_at_its_decision_records_the_game_in_flight_and_re
     assert figures["main"]["n"] == 6
     run = Run(load_config(config), out)
     run.records = read_games(out)
-    assert run.score_line().startswith("main 6-0 LLR ") and run.score_line().endswith(" [-2.94, 2.94] H1 accepted")
+    assert progress_line(run).startswith("main 6-0 LLR ") and progress_line(run).endswith(" [-2.94, 2.94] H1 accepted")
     # A resume recomputes the decision from games.jsonl and plays nothing more.
     before = (out / "games.jsonl").read_text()
     assert main([str(config), "--jobs", "2", "--out", str(out), "--no-progress"]) == 0

@@ -4,8 +4,9 @@ from pathlib import Path
 
 import pytest
 
-from bench.match import check_resume, main, settings, with_sprt
+from bench.match import main, with_sprt
 from bench.matchconfig import ConfigError, load_config, parse_config
+from bench.matchrun import check_resume, settings
 from bench.records import results_folder
 from engine.config import MOVED as MOVED_KEYS   # records' commands give these keys their old names
 
