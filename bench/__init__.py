@@ -7,16 +7,24 @@ the solver's B1, B2 and ladder check and `rules` call `engine.tactics` and `engi
 bench imports `gtp`. Results go under `bench/results/<bench>/<slug>/`.
 
 - `records`      where a record goes (`results_folder`), its run.json with the commit and machine of each
-                 invocation, items and summaries (with the figures the results page reads), plots
+                 invocation, items and summaries (with the figures the results page reads), plots;
+                 `RunError`, a run folder or engine that cannot be used
+- `runlock`      one run at a time per folder: the flock on its run.lock
 - `gtpclient`    a GTP subprocess with timeouts and restarts
 - `stats`        Wilson intervals and Elo differences
+- `sprt`         the sequential probability ratio test on Elo that a match can stop by, and its simulation
 - `gameclock`    a timed game's settings and each side's clock (absolute, Japanese byo-yomi, Canadian)
 - `matchconfig`  match configuration: engines, variants, board, games, time; validated
 - `position`     the harness's own board, the judge of legality
 - `game`         one game between two engines, scored and cross-checked with a referee
-- `report`       summary table, gogui-twogtp `.dat` file, win-rate plot
-- `match`        config-driven matches between GTP engines, on a process pool or a Dask cluster; their compact
-                 game records
+- `gamerecords`  a run's games.jsonl: compact game lines, and `read_games`, the one reader
+- `probe`        each engine started once before a run: name, version, and that it takes the setup
+- `executors`    where games are played: a process pool or a Dask cluster; the pool workers' signals
+- `report`       summary table, gogui-twogtp `.dat` file, win-rate plot, the sequential summary
+- `matchrun`     one match run: the resume check, the games still to play, the SPRT that stops them
+- `runreport`    what a match run writes and shows: summary.txt/.json, `.dat` files, plot, progress line
+- `match`        config-driven matches between GTP engines (`python -m bench.match`): the command line
+                 (shared with `league`) and the run, locked, played and reported
 - `sgf`          a match game as SGF, and `python -m bench.sgf`, which writes a run's SGFs from its records
 - `league`       round robins between any engines on the match harness, rated by `ratings` (Bradley-Terry Elo)
 - `openings`     balanced opening suites for paired games: built with the default engine's judge, loaded checked
