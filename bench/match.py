@@ -7,14 +7,16 @@ Every variant of the player plays `games` games against the opponent (see bench.
 `time:` section the games are played on the clock (bench.game, bench.gameclock).
 Games run in parallel through a concurrent.futures executor: a local process pool of --jobs
 workers, or a Dask distributed cluster with --scheduler ADDRESS (its workers need this package and
-the engines' commands). The run folder (default bench/results/match/<name>/, see bench.records) gets:
+the engines' commands; bench.executors). Each engine is started once before the first game, and one
+that cannot play stops the run (bench.probe). The run folder (default bench/results/match/<name>/, see bench.records) gets:
 
     run.json              bench.records' run (config, one provenance entry per invocation), plus
                           `settings` (what a resume must match), `engines` (each engine's name, version,
-                          label and command, as probed) and `game_common` (below)
-    games.jsonl           one line per game, appended as games finish (below)
+                          label and command, as probed) and `game_common` (what every game shares)
+    games.jsonl           one line per game, appended as games finish (bench.gamerecords)
     <variant>.dat         gogui-twogtp results table, from the player's (-black) point of view
     summary.txt/.json     the table printed at the end, and its `figures`; winrate.png, the plot
+                          (bench.runreport)
     run.lock              while the run lasts: its flock, and the process holding it
 
 SGF files are derived from the records: `python -m bench.sgf RUN_DIR` (bench.sgf).
@@ -35,7 +37,7 @@ variant of a long run can be finished first; the reports still show every varian
 `--games N` plays N games per variant in place of the config's `games` (fewer for one run folder,
 more to narrow an interval), as gogui-twogtp's -games does.
 A folder whose games were played with another board, komi, seed, opening suite or
-engine command is refused.
+engine command is refused (bench.matchrun).
 
 Sequential tests (`sprt:` in the config, or `--sprt ELO0 ELO1`, which keeps the config's alpha, beta
 and model): each variant runs the generalized SPRT of bench.sprt on its games against the opponent

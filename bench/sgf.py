@@ -4,7 +4,7 @@
     python -m bench.sgf bench/results/match/default-9x9 --games 0-9 --out /tmp/sgf
     python -m bench.sgf bench/results/league/league-19x19            # every pair, each in its folder
 
-SGFs are derived from a run's records (games.jsonl and run.json, see bench.match), never stored: the
+SGFs are derived from a run's records (games.jsonl and run.json, see bench.gamerecords), never stored: the
 command writes `<variant>-<n>.sgf` for the chosen games (default: every game) into --out (default: the
 run folder itself). Given a league folder, it does every pair, each into its own folder under --out.
 Black and White are named by the labels of the engines the run probed (run.json's `engines`).
