@@ -8,7 +8,8 @@ Every variant of the player plays `games` games against the opponent (see bench.
 Games run in parallel through a concurrent.futures executor: a local process pool of --jobs
 workers, or a Dask distributed cluster with --scheduler ADDRESS (its workers need this package and
 the engines' commands; bench.executors). Each engine is started once before the first game, and one
-that cannot play stops the run (bench.probe). The run folder (default bench/results/match/<name>/, see bench.records) gets:
+that cannot play stops the run (bench.probe). The run folder (default bench/results/match/<name>/, see
+bench.records) gets:
 
     run.json              bench.records' run (config, one provenance entry per invocation), plus
                           `settings` (what a resume must match), `engines` (each engine's name, version,
