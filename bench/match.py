@@ -2,12 +2,15 @@
 
     python -m bench.match bench/configs/match/quick.yaml [--jobs N] [--scheduler ADDRESS] [--out DIR]
                                                    [--variants NAME ...] [--games N] [--sprt ELO0 ELO1]
+                                                   [--program NAME=PATH]
 
 Every variant of the player plays `games` games against the opponent (see bench.matchconfig); with a
 `time:` section the games are played on the clock (bench.game, bench.gameclock).
 Games run in parallel through a concurrent.futures executor: a local process pool of --jobs
 workers, or a Dask distributed cluster with --scheduler ADDRESS (its workers need this package and
-the engines' commands). The run folder (default bench/results/match/<name>/, see bench.records) gets:
+the engines' commands). An engine built outside the project is named by a placeholder, `{pachi}`, whose
+path --program pachi=PATH gives (bench.programs; a missing program stops the run before its first game).
+The run folder (default bench/results/match/<name>/, see bench.records) gets:
 
     run.json              bench.records' run (config, one provenance entry per invocation), plus
                           `settings` (what a resume must match), `engines` (each engine's name, version,
@@ -87,6 +90,7 @@ from typing import Any, Callable, Iterable, Iterator, Sequence
 
 from tqdm import tqdm
 
+from bench import programs as external
 from bench import report
 from bench.game import GameTask, play_game
 from bench.gtpclient import EngineFault, ErrorReply, GtpEngine
@@ -320,6 +324,10 @@ class Run:
         self.started = run["invocations"][0]["date"]
 
     def _probe_engines(self) -> None:
+        try:
+            external.check(self.cfg.programs)
+        except external.ProgramError as e:
+            raise RunError(str(e)) from None
         for v in self.cfg.variants:
             self.info[f"player:{v.name}"] = probe(v.player, f"player ({v.name})", self.cfg)
         self.info["opponent"] = probe(self.cfg.opponent, "opponent", self.cfg)
@@ -629,28 +637,34 @@ def with_sprt(cfg: MatchConfig, bounds: Sequence[float]) -> MatchConfig:
 
 def run_arguments(prog: str, doc: str, what: str, extra: list[tuple[str, dict]] = ()) -> argparse.ArgumentParser:
     """The command line of a run of games (a match, a league): CONFIG, --jobs, --scheduler, --out,
-    --no-progress, and `extra` options; `parse_run_arguments` checks --jobs."""
+    --no-progress, --program, and `extra` options; `parse_run_arguments` checks --jobs."""
     parser = argparse.ArgumentParser(prog=prog, description=doc.splitlines()[0])
     parser.add_argument("config", help=f"{what} configuration (YAML)")
     parser.add_argument("--jobs", type=int, default=None, help="games played at once (default: the config's jobs)")
     parser.add_argument("--scheduler", metavar="ADDRESS", help="run the games on this Dask scheduler")
     parser.add_argument("--out", metavar="DIR", help=f"run folder (default bench/results/{what}/<name>/)")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+    parser.add_argument(PROGRAM_OPTION[0], **PROGRAM_OPTION[1])
     for flag, options in extra:
         parser.add_argument(flag, **options)
     return parser
 
 
+PROGRAM_OPTION = ("--program", dict(action="append", default=[], metavar="NAME=PATH",
+                                    help="where an external program named in the config's commands as {NAME} is "
+                                         f"(repeatable; default: {', '.join(f'{n}={p.default}' for n, p in external.PROGRAMS.items())})"))
+
+
 def parse_run_arguments(parser: argparse.ArgumentParser, argv: list[str] | None,
-                        load: Callable[[str], Any]) -> tuple[argparse.Namespace, Any] | None:
-    """(arguments, the configuration `load` reads from CONFIG); None, with the error printed, when the
-    configuration cannot be used. A SIGTERM then stops the run as Ctrl-C does."""
+                        load: Callable[[str, dict[str, str]], Any]) -> tuple[argparse.Namespace, Any] | None:
+    """(arguments, the configuration `load` reads from CONFIG with the --program paths); None, with the
+    error printed, when the configuration cannot be used. A SIGTERM then stops the run as Ctrl-C does."""
     args = parser.parse_args(argv)
     if args.jobs is not None and args.jobs < 1:
         parser.error("--jobs must be at least 1")
     try:
-        cfg = load(args.config)
-    except ConfigError as e:
+        cfg = load(args.config, external.paths(args.program))
+    except (ConfigError, external.ProgramError) as e:
         print(f"error: {e}", file=sys.stderr)
         return None
     signal.signal(signal.SIGTERM, _raise_interrupt)
