@@ -158,6 +158,9 @@ class MatchConfig:
         return (game // 2) % len(self.openings) if self.openings else None
 
 
+GAME_PLACEHOLDERS = ("seed", "game")     # filled in per game; the programs' are filled in when read
+
+
 def fill(text: str, seed: int, game: int) -> str:
     """A command or setup line with `{seed}` and `{game}` filled in."""
     return text.replace("{seed}", str(seed)).replace("{game}", str(game))
@@ -249,17 +252,21 @@ def _with_programs(data: dict, paths: dict[str, str]) -> tuple[dict, dict[str, s
     """The mapping with the program placeholders in its engines' strings replaced, and the programs used."""
     used: dict[str, str] = {}
 
-    def walk(value: Any) -> Any:
+    def walk(value: Any, where: str) -> Any:
         if isinstance(value, str):
+            for name in external.PLACEHOLDER_RE.findall(value):
+                if name not in paths and name not in GAME_PLACEHOLDERS:
+                    known = ", ".join(f"{{{n}}}" for n in (*GAME_PLACEHOLDERS, *paths))
+                    raise ConfigError(f"{where}: unknown placeholder {{{name}}} (known: {known})")
             used.update((name, paths[name]) for name in external.used(value))
             return external.resolve(value, paths)
         if isinstance(value, list):
-            return [walk(v) for v in value]
+            return [walk(v, f"{where}[{i}]") for i, v in enumerate(value)]
         if isinstance(value, dict):
-            return {k: walk(v) for k, v in value.items()}
+            return {k: walk(v, f"{where}.{k}") for k, v in value.items()}
         return value
 
-    resolved = {k: walk(v) if k in ENGINE_ROLES else v for k, v in data.items()}
+    resolved = {k: walk(v, k) if k in ENGINE_ROLES else v for k, v in data.items()}
     return resolved, used
 
 
