@@ -163,8 +163,8 @@ def table(cfg: SpeedConfig, rows: dict[str, dict[str, list[float]]]) -> str:
         base = statistics.median(row[cfg.reference])
         for name, runs in row.items():
             median = statistics.median(runs)
-            lines.append(f"{size + 'x' + size:<6} {name:<16} {f'{median:,.0f} ({min(runs):,.0f}-{max(runs):,.0f})':>26} "
-                         f"{median / base:>11.2f}x")
+            spread = f"{median:,.0f} ({min(runs):,.0f}-{max(runs):,.0f})"
+            lines.append(f"{size + 'x' + size:<6} {name:<16} {spread:>26} {median / base:>11.2f}x")
     return "\n".join(lines)
 
 
@@ -172,8 +172,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.engine_speed", description=__doc__.splitlines()[0])
     parser.add_argument("config", help="the engines and settings (YAML), e.g. bench/configs/speed/pachi.yaml")
     parser.add_argument("--out", type=Path, help="the record's folder (default bench/results/speed/<name>/)")
-    parser.add_argument("--program", action="append", default=[], metavar="NAME=PATH",
-                        help="where an external program named in the commands as {NAME} is (repeatable)")
+    external.add_option(parser)
     args = parser.parse_args(argv)
     try:
         cfg = load_config(args.config, external.paths(args.program))

@@ -644,15 +644,10 @@ def run_arguments(prog: str, doc: str, what: str, extra: list[tuple[str, dict]] 
     parser.add_argument("--scheduler", metavar="ADDRESS", help="run the games on this Dask scheduler")
     parser.add_argument("--out", metavar="DIR", help=f"run folder (default bench/results/{what}/<name>/)")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
-    parser.add_argument(PROGRAM_OPTION[0], **PROGRAM_OPTION[1])
+    external.add_option(parser)
     for flag, options in extra:
         parser.add_argument(flag, **options)
     return parser
-
-
-PROGRAM_OPTION = ("--program", dict(action="append", default=[], metavar="NAME=PATH",
-                                    help="where an external program named in the config's commands as {NAME} is "
-                                         f"(repeatable; default: {', '.join(f'{n}={p.default}' for n, p in external.PROGRAMS.items())})"))
 
 
 def parse_run_arguments(parser: argparse.ArgumentParser, argv: list[str] | None,

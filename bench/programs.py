@@ -8,6 +8,7 @@ the setting and how to build it.
 """
 from __future__ import annotations
 
+import argparse
 import os
 import re
 import shlex
@@ -30,6 +31,14 @@ PLACEHOLDER_RE = re.compile(r"\{([a-z][a-z0-9_]*)\}")
 
 class ProgramError(Exception):
     """A --program option that cannot be used, or a program that is not where its setting says."""
+
+
+def add_option(parser: argparse.ArgumentParser) -> None:
+    """--program NAME=PATH, repeatable; `paths(args.program)` reads it."""
+    defaults = ", ".join(f"{name}={p.default}" for name, p in PROGRAMS.items())
+    parser.add_argument("--program", action="append", default=[], metavar="NAME=PATH",
+                        help=f"the path of the external program the commands name as {{NAME}} (repeatable; "
+                             f"default: {defaults})")
 
 
 def paths(overrides: Iterable[str] = ()) -> dict[str, str]:
