@@ -9,7 +9,7 @@ time of the genmove, the median of `repeats` such moves. Each timed move is the 
 process, so no engine searches on in a tree kept from an earlier move; the process's start is not timed.
 The engines' commands fix the count themselves: Tesuji's `--set search.playouts={playouts}` runs exactly
 that many simulations; Pachi's `-t ={playouts}` stops at that many games (its log, at -d 2, reports a few
-more, up to 3% on 19x19, as it checks the limit between batches: the figure undercounts Pachi by that
+more, about 3% on 19x19, as it checks the limit between batches: the figure undercounts Pachi by that
 much). The commands say one search thread each, so the ratio compares one core with one core. `{pachi}`
 and other external programs are resolved as in a match (bench.programs).
 
