@@ -134,7 +134,8 @@ def parse_league(data: Any, default_name: str = "league", source: str = "",
     shared = {key: data[key] for key in SHARED_KEYS if key in data}
     for i, entry in enumerate(entries):    # every engine checked on its own, so that errors name it
         _match(entry, entry, shared, "check", f"engines[{i}]", programs)
-    pairs = tuple(_pair(entries[a], entries[b], shared, name, programs) for a, b in _pair_indices(data.get("pairs", "all"), entries))
+    pairs = tuple(_pair(entries[a], entries[b], shared, name, programs)
+                  for a, b in _pair_indices(data.get("pairs", "all"), entries))
     return LeagueConfig(name, entries, anchor, pairs, source, data)
 
 
