@@ -3,10 +3,13 @@ PYTHON ?= python3
 PIP ?= $(PYTHON) -m pip
 GNUGO ?= /usr/games/gnugo
 DATA ?= ../shared/data
+PACHI_SOURCE ?= ../shared/tools/pachi
+PACHI_DIR ?= $(HOME)/.cache/pachi
+PACHI ?= $(PACHI_DIR)/pachi-12.90/pachi
 MATCH_CONFIG ?= bench/configs/match/quick.yaml
 LEAGUE_CONFIG ?= bench/configs/league/9x9.yaml
 
-.PHONY: install deps gnugo build test default-config match bench-league bench-speed bench-prior-cost bench-predict bench-fbt bench-fbt-runs bench-tactics bench-regress check-rules train train-fbt clean \
+.PHONY: install deps gnugo pachi build test default-config match bench-league bench-speed bench-engine-speed bench-prior-cost bench-predict bench-fbt bench-fbt-runs bench-tactics bench-regress check-rules train train-fbt clean \
   train-dtree train-spt train-pbn train-fbt-kgs train-fbt-s02 train-mm-kgs train-dtree-sets train-spt-thesis train-cited
 
 install: deps gnugo build
@@ -22,6 +25,12 @@ gnugo: $(GNUGO)
 $(GNUGO):
 	apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq gnugo
 
+# Pachi 12.90 (no DCNN), a sparring engine like GnuGo, built outside the project from its source and build
+# script in $(PACHI_SOURCE) (a minute or less); configs name it {pachi}, PACHI=PATH points them at another build.
+pachi: $(PACHI)
+$(PACHI):
+	$(PACHI_SOURCE)/build.sh $(PACHI_DIR)
+
 # The Cython extensions, in place, and the `tesuji` console command.
 build: deps
 	$(PYTHON) setup.py --quiet build_ext --inplace -j 2
@@ -36,14 +45,18 @@ default-config:
 	$(PYTHON) -m engine.config --write-default
 
 match: install
-	$(PYTHON) -m bench.match $(MATCH_CONFIG)
+	$(PYTHON) -m bench.match $(MATCH_CONFIG) --program pachi=$(PACHI)
 
 # A round robin of engine variants rated by Bradley-Terry Elo (hours: 600 games for the 9x9 league).
 bench-league: install
-	$(PYTHON) -m bench.league $(LEAGUE_CONFIG) --jobs 2
+	$(PYTHON) -m bench.league $(LEAGUE_CONFIG) --jobs 2 --program pachi=$(PACHI)
 
 bench-speed: install
 	$(PYTHON) -m bench.speed
+
+# Playouts a second of the default engine, no prior and Pachi in one run, one thread each, through GTP.
+bench-engine-speed: install pachi
+	$(PYTHON) -m bench.engine_speed bench/configs/speed/pachi.yaml --program pachi=$(PACHI)
 
 # The time per move each shipped prior costs the search at equal playouts (10,000), against no prior.
 bench-prior-cost: install

@@ -1,10 +1,12 @@
 """Round robins between engine variants, rated by Bradley-Terry Elo: `python -m bench.league CONFIG`.
 
     python -m bench.league bench/configs/league/9x9.yaml [--jobs N] [--scheduler ADDRESS] [--out DIR] [--rate-only]
+                                                  [--program NAME=PATH]
 
 Every pair of engines plays `games` games as one bench.match run (the same run.json, games.jsonl and
 .dat records, resumed the same way, on a process pool or a Dask cluster). The engines are any GTP commands:
-Tesuji with each prior or none, GnuGo at several levels, other programs. An engine with `handicap: N`
+Tesuji with each prior or none, GnuGo at several levels, other programs (Pachi as `{pachi}`, whose
+path --program pachi=PATH gives: bench.programs). An engine with `handicap: N`
 takes Black with N stones in every game it plays (at its own `komi`, default 0.5), so that "GnuGo 10
 with 3 stones" is rated beside the others; two handicapped engines do not meet. An engine with
 `games: N` plays N games in each of its pairs (the larger where both engines give one), so that one
@@ -109,12 +111,14 @@ class LeagueConfig:
 
 # -- configuration --------------------------------------------------------------------------------
 
-def load_config(path: str) -> LeagueConfig:
-    """Read and validate a league file; every error is a ConfigError naming the file and the key."""
-    return load_yaml_config(path, parse_league)
+def load_config(path: str, programs: dict[str, str] | None = None) -> LeagueConfig:
+    """Read and validate a league file; every error is a ConfigError naming the file and the key.
+    `programs`: the paths of the external programs its commands name ({pachi}; bench.programs)."""
+    return load_yaml_config(path, parse_league, programs)
 
 
-def parse_league(data: Any, default_name: str = "league", source: str = "") -> LeagueConfig:
+def parse_league(data: Any, default_name: str = "league", source: str = "",
+                 programs: dict[str, str] | None = None) -> LeagueConfig:
     if not isinstance(data, dict):
         raise ConfigError("the file must hold a mapping of keys (board_size, games, engines, ...)")
     unknown = sorted(set(data) - TOP_KEYS)
@@ -130,8 +134,9 @@ def parse_league(data: Any, default_name: str = "league", source: str = "") -> L
         raise ConfigError(f"anchor: {anchor!r} is not an engine's name ({', '.join(names)})")
     shared = {key: data[key] for key in SHARED_KEYS if key in data}
     for i, entry in enumerate(entries):    # every engine checked on its own, so that errors name it
-        _match(entry, entry, shared, "check", f"engines[{i}]")
-    pairs = tuple(_pair(entries[a], entries[b], shared, name) for a, b in _pair_indices(data.get("pairs", "all"), entries))
+        _match(entry, entry, shared, "check", f"engines[{i}]", programs)
+    pairs = tuple(_pair(entries[a], entries[b], shared, name, programs)
+                  for a, b in _pair_indices(data.get("pairs", "all"), entries))
     return LeagueConfig(name, entries, anchor, pairs, source, data)
 
 
@@ -181,13 +186,15 @@ def _pair_indices(value: Any, entries: tuple[Entry, ...]) -> list[tuple[int, int
     return out
 
 
-def _pair(a: Entry, b: Entry, shared: dict, league: str) -> Pair:
+def _pair(a: Entry, b: Entry, shared: dict, league: str, programs: dict[str, str] | None) -> Pair:
     player, opponent = (b, a) if b.handicap else (a, b)
     name = f"{player.name}-vs-{opponent.name}"
-    return Pair(player.name, opponent.name, _match(player, opponent, shared, f"{league}/{name}", "engines"))
+    return Pair(player.name, opponent.name,
+                _match(player, opponent, shared, f"{league}/{name}", "engines", programs))
 
 
-def _match(player: Entry, opponent: Entry, shared: dict, name: str, where: str) -> MatchConfig:
+def _match(player: Entry, opponent: Entry, shared: dict, name: str, where: str,
+           programs: dict[str, str] | None) -> MatchConfig:
     """The bench.match configuration of one pair; its engine errors are reported under `where`."""
     data = {**shared, "name": name.replace("/", "."), "player": player.engine, "opponent": opponent.engine}
     if player.games or opponent.games:
@@ -195,7 +202,7 @@ def _match(player: Entry, opponent: Entry, shared: dict, name: str, where: str) 
     if player.handicap:
         data.update(handicap=player.handicap, komi=player.komi, alternate=False)
     try:
-        return parse_config(data, source=name)
+        return parse_config(data, source=name, programs=programs)
     except ConfigError as e:
         text = str(e)
         for role in ("player", "opponent"):

@@ -2,13 +2,16 @@
 
     python -m bench.match bench/configs/match/quick.yaml [--jobs N] [--scheduler ADDRESS] [--out DIR]
                                                    [--variants NAME ...] [--games N] [--sprt ELO0 ELO1]
+                                                   [--program NAME=PATH]
 
 Every variant of the player plays `games` games against the opponent (see bench.matchconfig); with a
 `time:` section the games are played on the clock (bench.game, bench.gameclock).
 Games run in parallel through a concurrent.futures executor: a local process pool of --jobs
 workers, or a Dask distributed cluster with --scheduler ADDRESS (its workers need this package and
 the engines' commands; bench.executors). Each engine is started once before the first game, and one
-that cannot play stops the run (bench.probe). The run folder (default bench/results/match/<name>/, see
+that cannot play stops the run (bench.probe). An engine built outside the project is named by a
+placeholder, `{pachi}`, whose path --program pachi=PATH gives (bench.programs; a missing program stops
+the run before its first game). The run folder (default bench/results/match/<name>/, see
 bench.records) gets:
 
     run.json              bench.records' run (config, one provenance entry per invocation), plus
@@ -75,6 +78,7 @@ from typing import Any, Callable, Sequence
 
 from tqdm import tqdm
 
+from bench import programs as external
 from bench.executors import cancel_queued, closing, make_executor, stacks_on_sigusr1, submit_game
 from bench.game import GameTask
 from bench.matchconfig import ConfigError, MatchConfig, check_pairs, load_config, parse_sprt
@@ -181,28 +185,29 @@ def with_sprt(cfg: MatchConfig, bounds: Sequence[float]) -> MatchConfig:
 
 def run_arguments(prog: str, doc: str, what: str, extra: list[tuple[str, dict]] = ()) -> argparse.ArgumentParser:
     """The command line of a run of games (a match, a league): CONFIG, --jobs, --scheduler, --out,
-    --no-progress, and `extra` options; `parse_run_arguments` checks --jobs."""
+    --no-progress, --program, and `extra` options; `parse_run_arguments` checks --jobs."""
     parser = argparse.ArgumentParser(prog=prog, description=doc.splitlines()[0])
     parser.add_argument("config", help=f"{what} configuration (YAML)")
     parser.add_argument("--jobs", type=int, default=None, help="games played at once (default: the config's jobs)")
     parser.add_argument("--scheduler", metavar="ADDRESS", help="run the games on this Dask scheduler")
     parser.add_argument("--out", metavar="DIR", help=f"run folder (default bench/results/{what}/<name>/)")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+    external.add_option(parser)
     for flag, options in extra:
         parser.add_argument(flag, **options)
     return parser
 
 
 def parse_run_arguments(parser: argparse.ArgumentParser, argv: list[str] | None,
-                        load: Callable[[str], Any]) -> tuple[argparse.Namespace, Any] | None:
-    """(arguments, the configuration `load` reads from CONFIG); None, with the error printed, when the
-    configuration cannot be used. A SIGTERM then stops the run as Ctrl-C does."""
+                        load: Callable[[str, dict[str, str]], Any]) -> tuple[argparse.Namespace, Any] | None:
+    """(arguments, the configuration `load` reads from CONFIG with the --program paths); None, with the
+    error printed, when the configuration cannot be used. A SIGTERM then stops the run as Ctrl-C does."""
     args = parser.parse_args(argv)
     if args.jobs is not None and args.jobs < 1:
         parser.error("--jobs must be at least 1")
     try:
-        cfg = load(args.config)
-    except ConfigError as e:
+        cfg = load(args.config, external.paths(args.program))
+    except (ConfigError, external.ProgramError) as e:
         print(f"error: {e}", file=sys.stderr)
         return None
     signal.signal(signal.SIGTERM, _raise_interrupt)

@@ -43,6 +43,9 @@ variants:                   # optional sweep: each variant plays `games` games a
 
 In commands and setup lines `{seed}` and `{game}` are replaced by the game's seed and index, so that
 engines that are deterministic for a fixed seed (GnuGo, and ours at fixed playouts) play different games.
+A program built outside the project is named by a placeholder, `{pachi}`, replaced by its path when the
+config is read (bench.programs: a default path, `--program pachi=PATH` overrides it); the run checks the
+program is there before its first game.
 """
 from __future__ import annotations
 
@@ -54,6 +57,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable
 
+from bench import programs as external
 from bench.gameclock import SYSTEMS, TimeSettings
 from bench.records import results_folder
 from engine.configfile import ConfigError, read_yaml
@@ -106,6 +110,7 @@ class MatchConfig:
     sprt: SprtConfig | None = None     # a sequential test per variant; `games` is its cap
     openings_file: str | None = None   # the opening suite, as the config names it
     openings: tuple[tuple[str, ...], ...] = ()   # its openings' moves
+    programs: dict[str, str] = field(default_factory=dict)   # the external programs its commands use: paths
     source: str = ""             # the file it was read from
     raw: dict = field(default_factory=dict, compare=False)  # the YAML mapping, for the run record
 
@@ -153,6 +158,9 @@ class MatchConfig:
         return (game // 2) % len(self.openings) if self.openings else None
 
 
+GAME_PLACEHOLDERS = ("seed", "game")     # filled in per game; the programs' are filled in when read
+
+
 def fill(text: str, seed: int, game: int) -> str:
     """A command or setup line with `{seed}` and `{game}` filled in."""
     return text.replace("{seed}", str(seed)).replace("{game}", str(game))
@@ -163,30 +171,36 @@ TOP_KEYS = {"name", "board_size", "komi", "games", "alternate", "handicap", "max
             "fault_result", "replay_void", "disputes", "referee", "player", "opponent", "variants", "time",
             "sprt", "openings"}
 ENGINE_KEYS = {"command", "label", "setup", "timeout"}
+ENGINE_ROLES = ("player", "opponent", "referee", "variants")    # the keys that hold engines' commands
 VARIANT_KEYS = {"name", "command", "args", "label", "setup", "timeout", "playouts"}
 
 
-def load_config(path: str | os.PathLike) -> MatchConfig:
-    """Read and validate a match configuration file."""
-    return load_yaml_config(path, parse_config)
+def load_config(path: str | os.PathLike, programs: dict[str, str] | None = None) -> MatchConfig:
+    """Read and validate a match configuration file; `programs`: the external programs' paths
+    (bench.programs.paths(), its defaults when None)."""
+    return load_yaml_config(path, parse_config, programs)
 
 
-def load_yaml_config(path: str | os.PathLike, parse: Any) -> Any:
-    """`parse(data, default_name=, source=)` of a YAML file (engine.configfile.read_yaml), every error a
-    ConfigError that names the file (a match's or a league's configuration)."""
+def load_yaml_config(path: str | os.PathLike, parse: Any, programs: dict[str, str] | None = None) -> Any:
+    """`parse(data, default_name=, source=, programs=)` of a YAML file (engine.configfile.read_yaml), every
+    error a ConfigError that names the file (a match's or a league's configuration)."""
     path = str(path)
     data = read_yaml(path)
     try:
-        return parse(data, default_name=Path(path).stem, source=path)
+        return parse(data, default_name=Path(path).stem, source=path, programs=programs)
     except ConfigError as e:
         raise ConfigError(f"{path}: {e}") from None
 
 
-def parse_config(data: Any, default_name: str = "match", source: str = "") -> MatchConfig:
-    """Validate a mapping (as read from YAML) into a MatchConfig."""
+def parse_config(data: Any, default_name: str = "match", source: str = "",
+                 programs: dict[str, str] | None = None) -> MatchConfig:
+    """Validate a mapping (as read from YAML) into a MatchConfig, the external programs' placeholders in its
+    engines' commands replaced by `programs`' paths (bench.programs.paths(), its defaults when None)."""
     if not isinstance(data, dict):
         raise ConfigError("the file must hold a mapping of keys (board_size, games, player, ...)")
     _check_keys(data, TOP_KEYS, "")
+    raw = data
+    data, used = _with_programs(data, external.paths() if programs is None else programs)
     for key in ("board_size", "games", "player", "opponent"):
         if key not in data:
             raise ConfigError(f"{key}: required key missing")
@@ -230,8 +244,30 @@ def parse_config(data: Any, default_name: str = "match", source: str = "") -> Ma
         referee=None if referee is None else _engine(referee, "referee"),
         time=_time(data.get("time")),
         sprt=parse_sprt(data.get("sprt")),
-        openings_file=openings_file, openings=openings,
-        source=source, raw=data)
+        openings_file=openings_file, openings=openings, programs=used,
+        source=source, raw=raw)
+
+
+def _with_programs(data: dict, paths: dict[str, str]) -> tuple[dict, dict[str, str]]:
+    """The mapping with the program placeholders in its engines' strings replaced, and the programs used."""
+    used: dict[str, str] = {}
+
+    def walk(value: Any, where: str) -> Any:
+        if isinstance(value, str):
+            for name in external.PLACEHOLDER_RE.findall(value):
+                if name not in paths and name not in GAME_PLACEHOLDERS:
+                    known = ", ".join(f"{{{n}}}" for n in (*GAME_PLACEHOLDERS, *paths))
+                    raise ConfigError(f"{where}: unknown placeholder {{{name}}} (known: {known})")
+            used.update((name, paths[name]) for name in external.used(value))
+            return external.resolve(value, paths)
+        if isinstance(value, list):
+            return [walk(v, f"{where}[{i}]") for i, v in enumerate(value)]
+        if isinstance(value, dict):
+            return {k: walk(v, f"{where}.{k}") for k, v in value.items()}
+        return value
+
+    resolved = {k: walk(v, k) if k in ENGINE_ROLES else v for k, v in data.items()}
+    return resolved, used
 
 
 def check_pairs(games: int, where: str) -> None:

@@ -12,6 +12,7 @@ import dataclasses
 from pathlib import Path
 from typing import Any, Iterable, Sequence
 
+from bench import programs as external
 from bench import report
 from bench.game import GameTask
 from bench.gamerecords import compact_game, expand_game, game_common, read_games
@@ -90,6 +91,10 @@ class Run:
         self.started = run["invocations"][0]["date"]
 
     def _probe_engines(self) -> None:
+        try:
+            external.check(self.cfg.programs)
+        except external.ProgramError as e:
+            raise RunError(str(e)) from None
         for v in self.cfg.variants:
             self.info[f"player:{v.name}"] = probe(v.player, f"player ({v.name})", self.cfg)
         self.info["opponent"] = probe(self.cfg.opponent, "opponent", self.cfg)

@@ -5,7 +5,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from bench import league, matchconfig
+from bench import engine_speed, league, matchconfig, programs
 from bench.fbt_runs import load_bench_config
 from bench.spt_study import load_study
 from bench.tactics.b2config import b2_settings
@@ -20,6 +20,7 @@ LOADERS = {
     "league": lambda path: league.load_config(str(path)),
     "train": trainconfig.load_config,
     "tactics": b2_settings,
+    "speed": lambda path: engine_speed.load_config(str(path), programs.paths()),
     "predict": lambda path: PREDICT[path.stem.split("-")[0]](str(path)),
 }
 
