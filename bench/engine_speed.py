@@ -45,7 +45,7 @@ from typing import Any
 from bench import programs as external
 from bench import records
 from bench.gtpclient import EngineFault, ErrorReply, GtpEngine
-from bench.matchconfig import NAME_RE, _int, _number, _positive, _text
+from bench.matchconfig import NAME_RE, _check_keys, _int, _name, _number, _positive, _text
 from engine.configfile import ConfigError, read_yaml
 
 TOP_KEYS = {"name", "sizes", "komi", "playouts", "repeats", "timeout", "reference", "engines"}
@@ -76,12 +76,8 @@ def load_config(path: str, programs: dict[str, str]) -> SpeedConfig:
 def parse_config(data: Any, default_name: str, programs: dict[str, str]) -> SpeedConfig:
     if not isinstance(data, dict):
         raise ConfigError("the file must hold a mapping of keys (sizes, playouts, engines, ...)")
-    unknown = sorted(set(data) - TOP_KEYS)
-    if unknown:
-        raise ConfigError(f"unknown key {unknown[0]!r} (expected one of: {', '.join(sorted(TOP_KEYS))})")
-    name = str(data.get("name", default_name))
-    if not NAME_RE.match(name):
-        raise ConfigError(f"name: letters, digits and . _ + - only, got {name!r}")
+    _check_keys(data, TOP_KEYS, "")
+    name = _name(data.get("name", default_name), "name")
     sizes = data.get("sizes", [9, 19])
     if not isinstance(sizes, list) or not sizes:
         raise ConfigError(f"sizes: expected a list of board sizes, got {sizes!r}")

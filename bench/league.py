@@ -62,7 +62,7 @@ from bench import report
 from bench.gamerecords import read_games
 from bench.match import SPRT_OPTION, parse_run_arguments, run_arguments, run_match, with_sprt
 from bench.matchrun import has_pending, planned_games
-from bench.matchconfig import NAME_RE, MatchConfig, _int, load_yaml_config, parse_config
+from bench.matchconfig import NAME_RE, MatchConfig, _check_keys, _int, _name, load_yaml_config, parse_config
 from bench.ratings import Ratings, fit
 from bench.records import RunError, figure, results_folder, save_plot, start_run, write_summary
 from bench.stats import wilson_interval
@@ -121,12 +121,8 @@ def parse_league(data: Any, default_name: str = "league", source: str = "",
                  programs: dict[str, str] | None = None) -> LeagueConfig:
     if not isinstance(data, dict):
         raise ConfigError("the file must hold a mapping of keys (board_size, games, engines, ...)")
-    unknown = sorted(set(data) - TOP_KEYS)
-    if unknown:
-        raise ConfigError(f"unknown key {unknown[0]!r} (expected one of: {', '.join(sorted(TOP_KEYS))})")
-    name = str(data.get("name", default_name))
-    if not NAME_RE.match(name):
-        raise ConfigError(f"name: letters, digits and . _ + - only, got {name!r}")
+    _check_keys(data, TOP_KEYS, "")
+    name = _name(data.get("name", default_name), "name")
     entries = _entries(data.get("engines"))
     names = [e.name for e in entries]
     anchor = data.get("anchor", names[-1])

@@ -59,10 +59,12 @@ def _git(*args: str, timeout: float = 30) -> str:
 
 
 def git_state() -> tuple[str, bool]:
-    """The commit of this code (12 hex digits, or "unknown") and whether the work tree differs from it."""
+    """The commit of this code (12 hex digits, or "unknown") and whether the work tree differs from it
+    outside bench/results."""
     try:
         head = _git("rev-parse", "--short=12", "HEAD")
-        dirty = bool(_git("status", "--porcelain", "--untracked-files=no"))
+        # Records are data: a run that rewrote one (a rerun, a resumed match) is not measured on changed code.
+        dirty = bool(_git("status", "--porcelain", "--untracked-files=no", "--", ".", ":(exclude)bench/results"))
         return (head or "unknown"), dirty
     except (OSError, subprocess.SubprocessError):
         return "unknown", False

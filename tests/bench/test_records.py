@@ -139,3 +139,22 @@ def test_a_run_that_does_not_resume_starts_its_run_json_again(tmp_path):
                     resume=False)
     assert run["config"] == {"sizes": [19]} and [i["command"] for i in run["invocations"]] == [
         "python -m bench.speed --sizes 19"]
+
+
+def test_a_changed_record_does_not_make_the_code_dirty(tmp_path, monkeypatch):
+    import subprocess as sp
+    from bench import records
+    repo = tmp_path / "repo"
+    (repo / "bench" / "results" / "speed").mkdir(parents=True)
+    (repo / "engine").mkdir()
+    for path in ("bench/results/speed/summary.txt", "engine/search.pyx"):
+        (repo / path).write_text("v1\n")
+    git = ["git", "-C", str(repo), "-c", "user.name=t", "-c", "user.email=t@t"]
+    sp.run(git[:3] + ["init", "-q"], check=True)
+    sp.run(git + ["add", "."], check=True)
+    sp.run(git + ["commit", "-qm", "c"], check=True)
+    monkeypatch.setattr(records, "ROOT", repo)
+    (repo / "bench/results/speed/summary.txt").write_text("v2\n")
+    assert records.git_state()[1] is False
+    (repo / "engine/search.pyx").write_text("v2\n")
+    assert records.git_state()[1] is True
