@@ -52,10 +52,16 @@ def results_folder(bench: str, slug: str) -> Path:
 
 # -- provenance ---------------------------------------------------------------------------------------------
 
-def _git(*args: str, timeout: float = 30) -> str:
+def run_git(*args: str, cwd: Path | None = None, text: bool = True,
+            timeout: float = 30) -> subprocess.CompletedProcess:
+    """A read-only git command in `cwd` (this repository by default) that takes no locks."""
     env = {**os.environ, "GIT_OPTIONAL_LOCKS": "0"}
-    return subprocess.run(["git", *args], capture_output=True, text=True, timeout=timeout, cwd=ROOT,
-                          env=env).stdout.strip()
+    return subprocess.run(["git", *args], capture_output=True, text=text, timeout=timeout, cwd=cwd or ROOT,
+                          env=env)
+
+
+def _git(*args: str) -> str:
+    return run_git(*args).stdout.strip()
 
 
 def git_state() -> tuple[str, bool]:
@@ -174,7 +180,8 @@ def read_jsonl(path: Path) -> list[dict[str, Any]]:
     if not path.exists():
         return []
     items, good = [], []
-    for line in path.read_text(encoding="utf-8").splitlines(keepends=True):
+    original = path.read_text(encoding="utf-8")
+    for line in original.splitlines(keepends=True):
         try:
             items.append(json.loads(line))
             good.append(line if line.endswith("\n") else line + "\n")
@@ -182,7 +189,7 @@ def read_jsonl(path: Path) -> list[dict[str, Any]]:
             if line.strip():
                 print(f"{path}: dropped a torn line ({len(line)} characters)", file=sys.stderr)
     text = "".join(good)
-    if text != path.read_text(encoding="utf-8"):
+    if text != original:
         path.write_text(text, encoding="utf-8")
     return items
 

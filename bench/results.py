@@ -36,7 +36,7 @@ from typing import Any, Iterator, Mapping, Sequence
 
 import numpy as np
 
-from bench.records import ROOT
+from bench.records import ROOT, run_git
 from engine.config import current_keys
 from engine.configfile import ConfigError, parse_yaml, read_yaml
 
@@ -269,8 +269,7 @@ class Git:
         self._cache: dict[tuple, Any] = {}
 
     def _run(self, *args: str, text: bool = True) -> subprocess.CompletedProcess:
-        env = {**os.environ, "GIT_OPTIONAL_LOCKS": "0"}
-        return subprocess.run(["git", *args], capture_output=True, text=text, cwd=self.root, env=env)
+        return run_git(*args, cwd=self.root, text=text, timeout=120)
 
     def _cached(self, key: tuple, compute):
         if key not in self._cache:

@@ -29,6 +29,7 @@ from sgfmill import boards, sgf, sgf_properties
 
 from bench import records
 from engine.board import BLACK, PASS, WHITE, Board, IllegalMove
+from priors.training.extraction import chunks
 
 _COLOR = {"b": BLACK, "w": WHITE}
 _SGFMILL = np.array([None, "b", "w"], dtype=object)   # our colour codes as sgfmill's cell values
@@ -163,17 +164,6 @@ def replay_batch(batch: list[tuple[str, bytes]]) -> Result:
     return total
 
 
-def batches(games: Iterator[tuple[str, bytes]], size: int) -> Iterator[list[tuple[str, bytes]]]:
-    batch = []
-    for g in games:
-        batch.append(g)
-        if len(batch) == size:
-            yield batch
-            batch = []
-    if batch:
-        yield batch
-
-
 def run(path: str, limit: int = 0, workers: int = 1) -> Result:
     total = Result()
     games = iter_archive(path, limit)
@@ -182,7 +172,7 @@ def run(path: str, limit: int = 0, workers: int = 1) -> Result:
             total.add(replay(name, data))
         return total
     with ProcessPoolExecutor(workers) as pool:
-        for part in pool.map(replay_batch, batches(games, 200)):
+        for part in pool.map(replay_batch, chunks(games, 200)):
             total.add(part)
     return total
 

@@ -50,7 +50,7 @@ def compete_chunk(data: DataConfig, split: str, sample: float, patterns: Pattern
     return comps, ds.stats
 
 
-def _chunks(games: Iterator[tuple[str, bytes]], size: int) -> Iterator[list[tuple[str, bytes]]]:
+def chunks(games: Iterator[tuple[str, bytes]], size: int) -> Iterator[list[tuple[str, bytes]]]:
     chunk: list[tuple[str, bytes]] = []
     for game in games:
         chunk.append(game)
@@ -106,7 +106,7 @@ def run_chunks(executor: Executor | None, fn: Callable, games: Iterator, chunk: 
             keep(done)
             bar.update(n)
 
-        for index, part in enumerate(_chunks(games, chunk)):
+        for index, part in enumerate(chunks(games, chunk)):
             kept = store.load(index) if store is not None else None
             if kept is not None:
                 pending.append((index, len(part), lambda kept=kept: kept))
