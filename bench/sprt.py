@@ -59,7 +59,8 @@ from typing import Iterable, Mapping, Union
 import numpy as np
 from scipy.optimize import brentq
 
-Z95 = 1.959963984540054         # two-sided 95% normal quantile
+from bench.stats import Z95, elo_difference
+
 NELO_PER_T = 800 / math.log(10)  # normalized Elo per unit of t-value (mean - 1/2) / sigma
 REGULARIZE = 1e-3               # stands in for a zero count
 MODELS = ("logistic", "normalized")
@@ -314,12 +315,8 @@ def logistic_score(elo: float) -> float:
 
 
 def logistic_elo(score: float) -> float:
-    """The logistic Elo of a score per game (0 -> -inf, 1 -> +inf)."""
-    if score <= 0:
-        return -math.inf
-    if score >= 1:
-        return math.inf
-    return -400.0 * math.log10(1.0 / score - 1.0)
+    """The logistic Elo of a score per game, a score beyond [0, 1] taken as 0 or 1 (-inf, +inf)."""
+    return elo_difference(min(max(score, 0.0), 1.0))
 
 
 def llr(counts: Counts, config: SprtConfig) -> float:
@@ -382,21 +379,6 @@ def elo_interval(counts: Counts, model: str = "logistic", z: float = Z95) -> Elo
         return EloEstimate(inf, inf, inf, model)
     scale = NELO_PER_T / sigma
     return EloEstimate((mu - 0.5) * scale, (mu - half - 0.5) * scale, (mu + half - 0.5) * scale, model)
-
-
-def summary(counts: Counts, config: SprtConfig) -> dict:
-    """What a match record keeps of a test (JSON-ready; an infinite Elo bound is None): the hypotheses,
-    the LLR and its bounds, the verdict, the counts, and the Elo with its interval on the test's scale."""
-    verdict, estimate = decide(counts, config), elo_interval(counts, config.model)
-    tally = ({"wins": counts.wins, "draws": counts.draws, "losses": counts.losses}
-             if isinstance(counts, Trinomial) else {"pairs": list(counts.counts)})
-
-    def finite(x: float) -> float | None:
-        return x if math.isfinite(x) else None
-    return {"elo0": config.elo0, "elo1": config.elo1, "alpha": config.alpha, "beta": config.beta,
-            "model": config.model, "llr": verdict.llr, "lower": verdict.lower, "upper": verdict.upper,
-            "result": verdict.result, "games": verdict.games, **tally, "elo": finite(estimate.elo),
-            "low": finite(estimate.low), "high": finite(estimate.high), "text": f"{verdict}; {counts}, {estimate}"}
 
 
 # -- synthetic results of a known Elo ---------------------------------------------------------------------

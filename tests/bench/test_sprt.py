@@ -63,13 +63,13 @@ def test_decide_and_bounds():
     assert "continue" in str(verdict)
 
 
-def test_summary_of_a_paired_test():
-    record = sprt.summary(Pentanomial((2, 10, 40, 30, 18)), SprtConfig(0, 50))
-    assert record["pairs"] == [2, 10, 40, 30, 18] and record["games"] == 200
-    assert record["result"] == decide(Pentanomial((2, 10, 40, 30, 18)), SprtConfig(0, 50)).result
-    assert record["low"] < record["elo"] < record["high"]
-    assert "pairs 0:2 0.5:10 1:40 1.5:30 2:18" in record["text"]
-    assert sprt.summary(Trinomial(5, 0, 0), WIDE)["high"] is None
+def test_a_paired_test_reports_its_counts_verdict_and_interval():
+    counts = Pentanomial((2, 10, 40, 30, 18))
+    verdict, estimate = decide(counts, SprtConfig(0, 50)), elo_interval(counts)
+    assert list(counts.counts) == [2, 10, 40, 30, 18] and verdict.games == 200
+    assert estimate.low < estimate.elo < estimate.high
+    assert "pairs 0:2 0.5:10 1:40 1.5:30 2:18" in str(counts)
+    assert elo_interval(Trinomial(5, 0, 0), WIDE.model).high == float("inf")
 
 
 @pytest.mark.parametrize("kwargs, message", [
