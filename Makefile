@@ -112,6 +112,7 @@ train-spt-thesis: install
 	$(TRAIN) bench/configs/train/spt.yaml --set spt.n_trees=20 --output $(MODELS)/spt-thesis-20.npz
 	$(TRAIN) bench/configs/train/spt.yaml --set spt.last_moves=2 --output $(MODELS)/spt-last-1.npz
 	$(TRAIN) bench/configs/train/spt.yaml --set spt.last_moves=2 --set spt.n_trees=5 --output $(MODELS)/spt-last-5.npz
+	$(TRAIN) bench/configs/train/spt.yaml --set spt.n=10000 --set spt.d=14 --set spt.n_trees=5 --output $(MODELS)/spt-thesis-n10000-d14-5.npz
 
 train-cited: train-fbt-kgs train-fbt-s02 train-mm-kgs train-dtree-sets train-spt-thesis
 

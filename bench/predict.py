@@ -11,6 +11,10 @@ phase.png; `--plot FOLDER` draws them again from a record's summary.json).
 Ranks are pessimistic: the expert move's rank is the number of candidate moves whose probability is
 at least the expert move's, so every tie counts against the model. Top-k accuracy is the share of
 positions with rank <= k; the log-likelihood is the natural log of the expert move's probability.
+Beside it the summary gives top-k with ties broken at random (the expectation over the order of the
+tied moves) and optimistically (the expert move first among its ties), and how many positions have
+the expert move tied with another: a model whose tables give many moves equal probabilities is not
+judged by the tie rule alone.
 The 95% interval of top-1 is a bootstrap over games (positions of one game are not independent). Every
 model after the first is also compared with the first on the same positions: the differences of top-1
 and of log-likelihood, with paired 95% intervals from the same bootstrap over games.
@@ -35,7 +39,7 @@ TOP_K = 20
 PHASE_MOVES = 30
 N_PHASES = 10               # the last phase holds every move after 270
 TIE_RULE = ("pessimistic: rank = number of candidate moves with probability >= the expert move's "
-            "(ties count against the model)")
+            "(ties count against the model); top_k_random_ties and top_k_optimistic give the other two rules")
 
 
 def open_model(spec: str) -> tuple[Prior, dict[str, Any]]:
@@ -52,6 +56,7 @@ class Scores:
 
     def __init__(self) -> None:
         self.rank: list[int] = []
+        self.tied: list[int] = []          # candidate moves with exactly the expert move's probability
         self.loglik: list[float] = []
         self.seconds: list[float] = []
         self.cpu_seconds: list[float] = []
@@ -62,6 +67,7 @@ class Scores:
             cpu_seconds: float = 0.0) -> None:
         expert = p[move_index]
         self.rank.append(int(np.count_nonzero(p >= expert)))
+        self.tied.append(int(np.count_nonzero(p == expert)))
         self.loglik.append(float(np.log(expert)) if expert > 0 else float("-inf"))
         self.seconds.append(seconds)
         self.cpu_seconds.append(cpu_seconds)
@@ -73,6 +79,7 @@ class Scores:
         ll = np.asarray(self.loglik)
         ms = np.asarray(self.seconds) * 1e3
         phase = np.asarray(self.phase)
+        tied = np.asarray(self.tied)
         top_k = [float(np.mean(rank <= k)) for k in range(1, TOP_K + 1)]
         phases = []
         for k in range(N_PHASES):
@@ -85,6 +92,10 @@ class Scores:
             "top_k": top_k,
             "top1": top_k[0],
             "top1_ci95": bootstrap_mean(rank == 1, np.asarray(self.game), rng),
+            "top_k_random_ties": random_ties_top_k(rank, tied),
+            "top_k_optimistic": [float(np.mean(rank - tied + 1 <= k)) for k in range(1, TOP_K + 1)],
+            "tied_positions": int(np.sum(tied > 1)),
+            "mean_tied": float(tied[tied > 1].mean()) if np.any(tied > 1) else 0.0,
             "mean_loglik": float(np.mean(ll[np.isfinite(ll)])),
             "zero_probability_experts": int(np.sum(~np.isfinite(ll))),
             "mean_rank": float(rank.mean()),
@@ -94,6 +105,13 @@ class Scores:
             # this thread's CPU time: apart from the other processes on a shared machine
             "cpu_ms_per_position": float(np.mean(self.cpu_seconds) * 1e3),
         }
+
+
+def random_ties_top_k(rank: np.ndarray, tied: np.ndarray) -> list[float]:
+    """Top-k for k = 1..TOP_K with the expert move placed uniformly at random among its ties: its rank is
+    above + j, j uniform in 1..tied, where above = rank - tied moves are strictly more probable."""
+    above = rank - tied
+    return [float(np.mean(np.clip((k - above) / tied, 0.0, 1.0))) for k in range(1, TOP_K + 1)]
 
 
 def bootstrap_mean(values: np.ndarray, games: np.ndarray, rng: np.random.Generator, n: int = 1000) -> list[float]:
@@ -147,6 +165,12 @@ def table(results: list[dict[str, Any]]) -> str:
                      f"{s['top_k'][4] * 100:5.1f}% {s['top_k'][9] * 100:5.1f}% {s['top_k'][19] * 100:5.1f}% "
                      f"{s['mean_loglik']:7.3f} {s['ms_per_position']['mean']:7.3f} "
                      f"{s['cpu_ms_per_position']:7.3f}")
+    for r in results:
+        s = r["scores"]
+        ties = " / ".join(f"{100 * x:.1f}" for k in (1, 5, 10, 20) for x in [s["top_k_random_ties"][k - 1]])
+        best = " / ".join(f"{100 * x:.1f}" for k in (1, 5, 10, 20) for x in [s["top_k_optimistic"][k - 1]])
+        lines.append(f"  {r['label'][:26]:26s} ties at the expert move in {s['tied_positions']} positions "
+                     f"(mean {s['mean_tied']:.1f} moves); top-1/5/10/20 ties random {ties}, optimistic {best}")
     phases = [p["moves"] for p in results[0]["scores"]["phases"]]
     lines.append("top-1 by game phase (moves): " + "  ".join(phases))
     for r in results:

@@ -20,12 +20,14 @@ from typing import Any, Callable, Iterable
 
 import numpy as np
 
+from engine.board import BLACK
 from priors.base import Prior, register, require
 from priors.modelfile import ModelError
 from priors.spt import _kernels
 from priors.spt.growth import Pool, Tree, grow_tree
 
 LEAVES = ("symmetric", "oriented")
+COLOURS = ("relative", "absolute")
 FOREST_KEYS = ("type", "half", "threshold", "yes", "no", "leaf", "tables", "roots")
 DTYPES = {"type": np.int8, "half": np.int8, "threshold": np.int16, "yes": np.int32, "no": np.int32,
           "leaf": np.int32, "tables": np.float32, "roots": np.int32}
@@ -52,6 +54,8 @@ class SPTHyperparameters:
     last_moves: int = 0                    # 1 or 2 adds the types "last" (the opponent's last stone) and
                                            # "last2" (the own stone before it) to the thesis's 14
     leaves: str = "symmetric"              # symmetric: leaf tables averaged over the 8 symmetries; oriented
+    colours: str = "relative"              # relative: stones and capture points seen by the side to move;
+                                           # absolute: seen by Black whoever moves, as the thesis's figures
     min_gain: float = 0.0                  # LR a split must exceed (the thesis: any LR > 0)
     floor: float = 0.001                   # share of the uniform distribution mixed into the prior
     seed: int = 1
@@ -68,6 +72,9 @@ class SPTHyperparameters:
              "windows", "odd window sizes in 1..9"),
             (self.leaves in LEAVES, "leaves", f"one of {', '.join(LEAVES)}"),
             (_is_int(self.last_moves) and 0 <= self.last_moves <= 2, "last_moves", "0, 1 or 2"),
+            (self.colours in COLOURS, "colours", f"one of {', '.join(COLOURS)}"),
+            (self.colours == "relative" or self.last_moves == 0, "colours",
+             "relative when last_moves is set (the last-move types are relative to the side to move)"),
             (isinstance(self.min_gain, numbers.Real) and self.min_gain >= 0, "min_gain", "a number >= 0"),
             (isinstance(self.floor, numbers.Real) and 0 < self.floor < 1, "floor", "a number in (0, 1)"),
             (_is_int(self.seed) and self.seed >= 0, "seed", "an integer >= 0"),
@@ -80,6 +87,10 @@ class SPTHyperparameters:
     def types(self) -> tuple:
         """The cell types the questions are drawn from."""
         return _kernels.TYPES[:_kernels.N_THESIS_TYPES + self.last_moves]
+
+    def viewer(self, to_play: int) -> int:
+        """The colour whose view the cell codes take: the side to move, or Black with absolute colours."""
+        return BLACK if self.colours == "absolute" else to_play
 
 
 def coverage(size: int, w_p: int) -> np.ndarray:
@@ -155,7 +166,7 @@ class SPTPrior(Prior):
     # --- training ---
     def fit(self, positions: Iterable, patterns: Any = None) -> "SPTPrior":
         """Grow the forest on positions (`priors.training.dataset.Position`); passes are left out."""
-        return self.fit_pool(pool_of(positions))
+        return self.fit_pool(pool_of(positions, self.hyper.colours == "absolute"))
 
     def fit_pool(self, pool: Pool, grown: dict[int, Tree] | None = None,
                  on_tree: Callable[[int, Tree], None] | None = None) -> "SPTPrior":
@@ -197,7 +208,8 @@ class SPTPrior(Prior):
     def table(self, board, color: int) -> np.ndarray:
         """P_F over every point (float64 N*N, row-major), before the legal-move mask."""
         out = np.empty(board.size * board.size, dtype=np.float64)
-        _kernels.forest_on_board(board, color, self.packed(board.size), self.hyper.w_p, self.coverage(board.size), out)
+        _kernels.forest_on_board(board, self.hyper.viewer(color), self.packed(board.size), self.hyper.w_p,
+                                 self.coverage(board.size), out)
         return out
 
     def evaluate(self, board, color: int) -> np.ndarray:
@@ -234,14 +246,15 @@ def mask(table: np.ndarray, legal: np.ndarray, floor: float) -> np.ndarray:
     return (out / out.sum()).astype(np.float32)
 
 
-def pool_of(positions: Iterable) -> Pool:
-    """The pool of positions (passes left out) for growth: cell codes for the side to move, moves."""
+def pool_of(positions: Iterable, absolute: bool = False) -> Pool:
+    """The pool of positions (passes left out) for growth: cell codes for the side to move (for Black if
+    `absolute`), moves."""
     codes, moves, size = [], [], 0
     for pos in positions:
         if pos.move_index == pos.board.size ** 2:
             continue
         size = pos.board.size
-        codes.append(_kernels.cell_codes(pos.board, pos.to_play))
+        codes.append(_kernels.cell_codes(pos.board, BLACK if absolute else pos.to_play))
         moves.append(pos.move_index)
     return Pool(np.array(codes, dtype=np.uint8).reshape(len(codes), size * size),
                 np.array(moves, dtype=np.int32), size)

@@ -28,18 +28,20 @@ from priors.training.trainconfig import DataConfig, TrainConfig
 UNIT = "trees"
 
 
-def pool_chunk(data: DataConfig, games: list[tuple[str, bytes]]) -> tuple[Pool, Any]:
+def pool_chunk(data: DataConfig, absolute: bool, games: list[tuple[str, bytes]]) -> tuple[Pool, Any]:
     """The pool of a chunk of training games (runs in a worker)."""
     ds = split_dataset(data, "train", data.sample, None)
-    return pool_of(p for gid, raw in games for p in ds.positions_of(gid, raw)), ds.stats
+    return pool_of((p for gid, raw in games for p in ds.positions_of(gid, raw)), absolute), ds.stats
 
 
-def read_pool(data: DataConfig, executor: Executor | None, chunk: int, log=print) -> tuple[Pool, dict]:
-    """(pool, game stats) of the sampled positions of the train split's selected games."""
+def read_pool(data: DataConfig, executor: Executor | None, chunk: int, log=print,
+              absolute: bool = False) -> tuple[Pool, dict]:
+    """(pool, game stats) of the sampled positions of the train split's selected games, cell codes seen by
+    the side to move (by Black if `absolute`)."""
     ds = split_dataset(data, "train", data.sample, data.max_games)
     ids = ds.game_ids()
     log(f"training games: {len(ids)} of the train split of {', '.join(data.archives)}")
-    parts = run_chunks(executor, partial(pool_chunk, data), ds.games(), chunk, len(ids), "positions")
+    parts = run_chunks(executor, partial(pool_chunk, data, absolute), ds.games(), chunk, len(ids), "positions")
     pools = [p for p, _ in parts if len(p)]
     if not pools:
         raise ValueError("no training positions in the selected games")
@@ -84,7 +86,7 @@ class SPTData:
 def training_data(config: TrainConfig, scheduler: str = "", log=print) -> SPTData:
     """The `priors.training.train` hook: the pool of the train split's sampled positions (no competitions)."""
     executor = make_executor(config, scheduler)
-    pool, stats = read_pool(config.data, executor, config.chunk_games, log)
+    pool, stats = read_pool(config.data, executor, config.chunk_games, log, config.hyper.colours == "absolute")
     if executor is not None:
         executor.shutdown()
     log(f"pool: {len(pool)} positions of {stats['games']} games")

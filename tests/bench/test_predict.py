@@ -27,6 +27,16 @@ def test_a_tie_with_the_expert_move_counts_against_the_model():
     assert sc.loglik == pytest.approx([np.log(0.4), np.log(0.5), np.log(0.2)])
 
 
+def test_random_and_optimistic_tie_rules_place_the_expert_move_among_its_ties():
+    # expert tied with one other at the top; alone second; tied with two others below the top two
+    sc = scores([([0.3, 0.3, 0.2, 0.2], 0, 0), ([0.5, 0.3, 0.1, 0.1], 1, 0), ([0.4, 0.3, 0.1, 0.1, 0.1], 3, 1)])
+    s = sc.summary(np.random.default_rng(0))
+    assert s["top_k"][:5] == pytest.approx([0, 2 / 3, 2 / 3, 2 / 3, 1])
+    assert s["top_k_random_ties"][:5] == pytest.approx([0.5 / 3, 2 / 3, (2 + 1 / 3) / 3, (2 + 2 / 3) / 3, 1])
+    assert s["top_k_optimistic"][:5] == pytest.approx([1 / 3, 2 / 3, 1, 1, 1])
+    assert (s["tied_positions"], s["mean_tied"]) == (2, 2.5)
+
+
 def test_the_bootstrap_resamples_whole_games():
     rng = np.random.default_rng(0)
     # every game alike: any resample of games has the same mean

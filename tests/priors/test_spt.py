@@ -305,6 +305,23 @@ def test_a_forest_is_the_mean_of_its_trees(forest):
     np.testing.assert_allclose(copies.table(board, WHITE), alone[0], rtol=1e-12)
 
 
+def test_absolute_colours_see_the_board_as_black_whoever_moves(forest):
+    board = Board.from_ascii(DIAGRAM)
+    seen = prior_of(forest.trees_, m=10, colours="absolute")
+    np.testing.assert_array_equal(seen.table(board, WHITE), seen.table(board, BLACK))
+    np.testing.assert_array_equal(seen.table(board, WHITE), forest.table(board, BLACK))
+    assert not np.array_equal(forest.table(board, WHITE), forest.table(board, BLACK))
+    grown = SPTPrior(SPTHyperparameters(s=20, m=10, colours="absolute")).fit(random_positions(n_games=2, n_moves=30))
+    assert grown.trees_[0].n_nodes > 1
+
+
+def test_absolute_colours_without_the_last_move_types_only():
+    with pytest.raises(ValueError, match="spt.colours"):
+        SPTHyperparameters(colours="absolute", last_moves=2)
+    with pytest.raises(ValueError, match="spt.colours"):
+        SPTHyperparameters(colours="black")
+
+
 def test_the_mask_keeps_every_legal_move_and_pass():
     table = np.array([0.0, 0.6, 0.4, 0.0])
     legal = np.array([True, True, False, True])
