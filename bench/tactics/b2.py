@@ -23,7 +23,7 @@ from bench.records import git_commit
 from bench.tactics.b2config import b2_settings
 from bench.tactics.labels import known_true
 from bench.tactics.problems import Problem, distinct_problems, heldout_split, tsumego_problems
-from bench.tactics.report import against_pns, b2_summary, fmt, run_stats
+from bench.tactics.report import against_pns, at_timeout, b2_summary, cpu_timeout, fmt, run_stats
 from bench.tactics.training import PriorConfig, train_prior
 from engine import tactics
 from engine.tactics.leafpriors import load_leaf_prior
@@ -195,10 +195,14 @@ def b2_regime(pool: concurrent.futures.Executor, train: list[Problem], test: lis
                       + (f" (speed-up {fmt(out[f'{name}_stats']['speedup_mean'])}, geo "
                          f"{fmt(out[f'{name}_stats']['speedup_geomean'])})" if name != "pns" else "")
                       for name in refs))
+    timeout = cpu_timeout(list(results.values()), test_params["max_nodes"])
+    out["timeout_cpu"] = timeout
     for run in runs:
         res = results[run["config"]]
         run["test_cpu"] = round(sum(x[3] for x in res), 1)
         s = dict(run, **run_stats(res), **against_pns(res, pns), per_problem=res)
+        if timeout is not None:
+            s["at_timeout"] = at_timeout(res, pns, timeout)
         out["configs"][run["config"]] = s
         print(f"   {run['config']:15s} train solved {run['train_solved']:4d} ({run['passes_run']} passes)  test solved "
               f"{s['solved']:3d}  newly solved {s['newly_solved']:3d}  newly failed {s['newly_failed']:3d}  speed-up "
@@ -207,4 +211,9 @@ def b2_regime(pool: concurrent.futures.Executor, train: list[Problem], test: lis
               f"{fmt(s['speedup_cpu_geomean'])} median {fmt(s['speedup_cpu_median'])}"
               f"  nodes/problem {s['test_nodes_mean']:.0f}  wall s/problem {s['test_seconds_per_problem']:.4f}"
               f"  [{run['train_cpu']:.0f}+{run['test_cpu']:.0f} cpu s]", flush=True)
+        if timeout is not None:
+            t = s["at_timeout"]
+            print(f"   {'':15s} at a CPU time-out of {timeout:.3f} s: solved {t['solved']} (PNS {t['pns_solved']}), newly "
+                  f"solved {t['newly_solved']}, newly failed {t['newly_failed']}, cpu speed-up mean "
+                  f"{fmt(t['speedup_cpu_mean'])} geo {fmt(t['speedup_cpu_geomean'])}", flush=True)
     return out

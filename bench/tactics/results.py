@@ -148,6 +148,17 @@ def b2_figures(results: dict) -> list[dict]:
                 if key in c:
                     out.append(_count(f"{regime}/{name}/{key.replace('_', '-')}", f"B2 {regime}: {name}, test "
                                       f"problems {what}", c[key], n))
+            t = c.get("at_timeout")
+            if t is not None:
+                for key in ("newly_solved", "newly_failed"):
+                    out.append(_count(f"{regime}/{name}/timeout-{key.replace('_', '-')}", f"B2 {regime}: {name}, test "
+                                      f"problems {key.replace('_', ' ')} at a CPU time-out of {t['timeout_cpu']:.3g} s",
+                                      t[key], n))
+                if t.get("speedup_cpu_mean") is not None:
+                    out.append(records.figure_entry(
+                        f"{regime}/{name}/timeout-speedup-cpu", f"B2 {regime}: {name}, CPU-time speed-up over PNS "
+                        f"(arithmetic mean) at a CPU time-out of {t['timeout_cpu']:.3g} s", t["speedup_cpu_mean"],
+                        n=t["both"], unit="x", text=f"{t['speedup_cpu_mean']:.3g}x on {t['both']} problems"))
             for key, stat, what in (("speedup", "speedup_geomean", "node speed-up over PNS (geometric mean)"),
                                     ("speedup-cpu", "speedup_cpu_mean", "CPU-time speed-up over PNS (arithmetic "
                                                                          "mean, the paper's statistic)")):
