@@ -128,14 +128,18 @@ def b2_splits(args: argparse.Namespace, problems: list[Problem]) -> tuple[list[t
                 "choosing": len(problems), "held_out": len(held_out)}
         print(f"B2 held-out split ({rule.salt}, one in {rule.every}): {len(problems)} choosing problems, "
               f"{len(held_out)} held out", flush=True)
-        if args.b2_heldout == "report":
-            return [("heldout", problems, held_out)], info
-    out = []
-    for split_seed in seeds:
-        order = list(range(len(problems)))
-        random.Random(split_seed).shuffle(order)
-        n_train = (2 * len(problems)) // 3
-        out.append((split_seed, [problems[i] for i in order[:n_train]], [problems[i] for i in order[n_train:]]))
+    if args.b2_heldout == "report":
+        out = [("heldout", problems, held_out)]
+    else:
+        out = []
+        for split_seed in seeds:
+            order = list(range(len(problems)))
+            random.Random(split_seed).shuffle(order)
+            n_train = (2 * len(problems)) // 3
+            out.append((split_seed, [problems[i] for i in order[:n_train]], [problems[i] for i in order[n_train:]]))
+    if any(not train or not test for _, train, test in out):
+        raise SystemExit(f"B2: {len(problems)} problems leave a training or a test set empty; take a larger "
+                         f"--b2-pool or --b2-label-budget")
     return out, info
 
 
