@@ -5,9 +5,10 @@ without the copies of a problem that other books hold (problem_key), split 2:1 w
 the held-out protocol (b2_splits: settings chosen on the choosing problems, reported on the held-out ones).
 Each configuration of bench/configs/tactics/b2.yaml trains its prior on the training set (training), is
 frozen and run on the test set under the same node budget as PNS and the reference solvers, all of them
-in one process, problem by problem (report: newly solved and failed, speed-ups in nodes and CPU seconds). This runs with the region generator (every empty point
-of the problem, as the paper) and with the local one, over one or more splits. `save_prior` trains one
-configuration on the whole pool and saves its leaf prior for the GTP reading commands and B3.
+in one process, problem by problem (report: newly solved and failed, speed-ups in nodes and CPU seconds).
+This runs with the region generator (every empty point of the problem, as the paper) and with the local
+one, over one or more splits. `save_prior` trains one configuration on the whole pool and saves its leaf
+prior for the GTP reading commands and B3.
 """
 from __future__ import annotations
 
@@ -37,11 +38,6 @@ def timed_solve(problem: Problem, params: tactics.TacticsParams, prior=None) -> 
     return r.value, r.developed, round(time.perf_counter() - t0, 5), round(time.process_time() - c0, 5)
 
 
-def solve_reference(problem: Problem, settings: dict, params: dict) -> tuple:
-    """A reference solver (TacticsParams settings) on one test problem."""
-    return timed_solve(problem, tactics.TacticsParams(**settings, **params))
-
-
 def train_config(config: PriorConfig, train: list[Problem], params: dict, passes: int, folder: Path) -> dict:
     """Train one configuration (in a worker) and save its prior to folder/NAME.npz for the test queries,
     which run in the calling process."""
@@ -55,7 +51,7 @@ def train_config(config: PriorConfig, train: list[Problem], params: dict, passes
             "beta_sq": getattr(prior, "beta_sq", None), "prior_file": str(path)}
 
 
-def test_all(test: list[Problem], solvers: list[tuple]) -> dict[str, list]:
+def solve_all(test: list[Problem], solvers: list[tuple]) -> dict[str, list]:
     """Every solver (name, TacticsParams, prior or None) on every test problem, in this process and
     problem by problem, so that a change in the machine's load falls on all solvers alike."""
     out = {name: [] for name, *_ in solvers}
@@ -170,7 +166,7 @@ def b2_regime(pool: concurrent.futures.Executor, train: list[Problem], test: lis
               references: Optional[list[str]] = None) -> dict:
     """The B2 configurations (default all) trained under one move generator and node budget, in the
     pool's workers, then tested in this process with the reference solvers (default all; PNS always),
-    problem by problem (test_all); test_params: another budget for the test queries."""
+    problem by problem (solve_all); test_params: another budget for the test queries."""
     settings = b2_settings()
     test_params = params if test_params is None else test_params
     references = list(settings.references) if references is None else references
@@ -184,7 +180,7 @@ def b2_regime(pool: concurrent.futures.Executor, train: list[Problem], test: lis
     solvers = ([(name, tactics.TacticsParams(**settings.references[name], **test_params), None) for name in references]
                + [(c.name, tactics.TacticsParams(method="pp", **test_params, **c.search), priors[c.name])
                   for c in configs])
-    results = test_all(test, solvers)
+    results = solve_all(test, solvers)
     refs = {name: results[name] for name in references}
     pns = refs["pns"]
     out = {"params": params, "test_params": test_params, "configs": {},

@@ -2,7 +2,8 @@
 
     python -m bench.tactics [--only b1,b3,b2,ladder] [--data ../shared/data] [--workers 2] [--quick]
                             [--b2-seeds N] [--b2-regimes region,local] [--b2-configs NAME,...]
-                            [--b2-pool N] [--b2-labels FILE] [--tag TEXT] [--ladder-dump DIR]
+                            [--b2-pool N] [--b2-labels FILE] [--b2-heldout choose|report] [--passes N]
+                            [--tag TEXT] [--ladder-dump DIR]
     python -m bench.tactics --b2-report bench/results/tactics/b2
     python -m bench.tactics --save-prior FILE.npz --b2-configs NAME --b2-regimes local
 
