@@ -7,7 +7,7 @@ import functools
 import math
 import re
 from pathlib import Path
-from typing import Any
+from typing import Any, Optional
 
 from bench.tactics.results import ROOT
 from bench.tactics.training import PriorConfig, new_prior
@@ -25,6 +25,14 @@ SET_BY_B2 = ("method", "max_nodes", "max_store", "move_gen", "l_max")      # B2 
 class B2Settings:
     configs: dict[str, PriorConfig]       # in the file's order
     references: dict[str, dict]           # name -> TacticsParams settings; "pns" always there
+    heldout: Optional[Heldout] = None     # the fixed split of --b2-heldout
+
+
+@dataclasses.dataclass(frozen=True)
+class Heldout:
+    """The fixed split of the pool into choosing and held-out problems (problems.heldout_split)."""
+    salt: str
+    every: int
 
 
 @functools.cache
@@ -39,14 +47,27 @@ def b2_settings(path: Path = CONFIG_FILE) -> B2Settings:
 
 def parse_b2(data: Any) -> B2Settings:
     mapping = _mapping(data, "the file")
-    _check_keys(mapping, ("configs", "references"), "")
+    _check_keys(mapping, ("configs", "references", "heldout"), "")
     configs = {_name(name, "configs"): _config(name, entry, f"configs.{name}")
                for name, entry in _mapping(mapping.get("configs"), "configs").items()}
     references = {_name(name, "references"): _settings(entry, f"references.{name}", SET_BY_B2[1:])
                   for name, entry in _mapping(mapping.get("references"), "references").items()}
     if "pns" not in references:
         raise ConfigError("references.pns: missing (every speed-up is measured against PNS)")
-    return B2Settings(configs, references)
+    return B2Settings(configs, references, _heldout(mapping.get("heldout")))
+
+
+def _heldout(entry: Any) -> Optional[Heldout]:
+    if entry is None:
+        return None
+    entry = _mapping(entry, "heldout")
+    _check_keys(entry, ("salt", "every"), "heldout")
+    salt, every = entry.get("salt"), entry.get("every")
+    if not isinstance(salt, str) or not salt:
+        raise ConfigError(f"heldout.salt: a non-empty string, got {salt!r}")
+    if isinstance(every, bool) or not isinstance(every, int) or every < 2:
+        raise ConfigError(f"heldout.every: an integer of at least 2 (one problem in `every` is held out), got {every!r}")
+    return Heldout(salt, every)
 
 
 def _name(name: Any, where: str) -> str:

@@ -2,7 +2,8 @@
 
     python -m bench.tactics [--only b1,b3,b2,ladder] [--data ../shared/data] [--workers 2] [--quick]
                             [--b2-seeds N] [--b2-regimes region,local] [--b2-configs NAME,...]
-                            [--b2-pool N] [--b2-labels FILE] [--tag TEXT] [--ladder-dump DIR]
+                            [--b2-pool N] [--b2-labels FILE] [--b2-heldout choose|report] [--passes N]
+                            [--tag TEXT] [--ladder-dump DIR]
     python -m bench.tactics --b2-report bench/results/tactics/b2
     python -m bench.tactics --save-prior FILE.npz --b2-configs NAME --b2-regimes local
 
@@ -57,7 +58,9 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     ap.add_argument("--b2-max-store", type=int, default=None,
                     help="nodes a test query's tree may hold (default: TacticsParams.max_store, 20 million; "
                          "48 bytes a node: a million-node budget with the region generator wants about 10^8)")
-    ap.add_argument("--passes", type=int, default=2)
+    ap.add_argument("--passes", type=int, default=2,
+                    help="training passes over the problems still unsolved (fewer when a pass solves none); 0: "
+                         "until a pass solves none (the paper's protocol)")
     ap.add_argument("--b2-seeds", type=int, default=1, help="train/test splits (seeds --seed, --seed + 1, ...)")
     ap.add_argument("--b2-splits", default=None, metavar="S,S,...",
                     help="the splits' seeds, instead of --b2-seeds (the pool is still drawn from --seed): "
@@ -69,6 +72,10 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     ap.add_argument("--b2-configs", default=None,
                     help="comma-separated B2 prior configurations of bench/configs/tactics/b2.yaml (default all): "
                          + ", ".join(settings.configs))
+    ap.add_argument("--b2-heldout", choices=("choose", "report"), default=None,
+                    help="cut the pool by the fixed rule of bench/configs/tactics/b2.yaml's heldout section: "
+                         "choose = the seeded 2:1 splits of the choosing problems only (to choose settings); "
+                         "report = train on every choosing problem, test on the held-out ones")
     ap.add_argument("--b2-labels", type=Path, default=None,
                     help="a file that keeps the known-TRUE labels for later runs with the same candidates")
     ap.add_argument("--b2-duplicates", action="store_true",
@@ -110,6 +117,10 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
             ap.error("--save-prior: name one configuration (--b2-configs) and one generator (--b2-regimes)")
         if args.save_prior.suffix != ".npz":
             ap.error(f"--save-prior: a .npz file name, got {args.save_prior}")
+    if args.b2_heldout and settings.heldout is None:
+        ap.error("--b2-heldout: bench/configs/tactics/b2.yaml has no heldout section (salt, every)")
+    if args.passes < 0:
+        ap.error(f"--passes: 0 or more, got {args.passes}")
     if args.b2_test_budget is not None and args.b2_test_budget < 1:
         ap.error(f"--b2-test-budget: must be a positive number of nodes, got {args.b2_test_budget}")
     if args.b2_max_store is not None and args.b2_max_store < 1000:

@@ -5,11 +5,12 @@
 - GnuGo's `reading.tst` (in `gnugo_regression.tar.xz`): its parser (`read_tst`), the position each test
   is asked in (`tst_position`), and every `attack` test as a problem (`reading_problems`).
 - `problem_key`: a problem up to the board's symmetries and the colours, so that `distinct_problems`
-  drops the copies that other books hold.
+  drops the copies that other books hold and `heldout_split` keeps copies on one side of its split.
 """
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import random
 import re
 import tarfile
@@ -106,6 +107,19 @@ def distinct_problems(problems: list[Problem]) -> list[Problem]:
             seen.add(k)
             out.append(p)
     return out
+
+
+def heldout_split(problems: list[Problem], salt: str, every: int) -> tuple[list[Problem], list[Problem]]:
+    """(choosing problems, held-out problems), in the problems' order: a problem is held out when the
+    SHA-256 of "<salt>:<its problem_key>" is 0 modulo `every`. The rule reads the problem alone, so it
+    does not move with the pool's size or order, and copies of a problem fall on the same side."""
+    if every < 2:
+        raise ValueError(f"every must be at least 2, got {every}")
+    choosing, held_out = [], []
+    for p in problems:
+        digest = hashlib.sha256(f"{salt}:{problem_key(p)!r}".encode()).digest()
+        (held_out if int.from_bytes(digest[:8], "big") % every == 0 else choosing).append(p)
+    return choosing, held_out
 
 
 def tsumego_problems(data_dir: Path, n: int, seed: int = 1) -> list[Problem]:

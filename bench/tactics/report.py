@@ -59,6 +59,27 @@ def against_pns(res: list, pns: list) -> dict:
             "speedup_bands": speedup_bands(res, pns)}
 
 
+def cpu_timeout(results: list[list], max_nodes: int) -> Optional[float]:
+    """The CPU time-out that every solver's node budget allows (the paper times out at 120 s, not at a
+    node count): the least CPU seconds of a test query that spent the budget, over all solvers' results.
+    Every query that spent the budget ran at least that long, so "solved within it" is read from the
+    results alone (cut_at). None when no query spent the budget."""
+    spent = [x[3] for res in results for x in res if x[0] != "T" and x[1] >= max_nodes and len(x) > 3]
+    return min(spent) if spent else None
+
+
+def cut_at(res: list, seconds: float) -> list:
+    """The results with every proof that took more CPU seconds than the time-out made a failure."""
+    return [("U", *x[1:]) if x[0] == "T" and x[3] > seconds else x for x in res]
+
+
+def at_timeout(res: list, pns: list, seconds: float) -> dict:
+    """against_pns (newly solved and failed, speed-ups) when both solvers stop at `seconds` of CPU."""
+    a, b = cut_at(res, seconds), cut_at(pns, seconds)
+    return {"timeout_cpu": seconds, "solved": sum(v == "T" for v, *_ in a), "pns_solved": sum(v == "T" for v, *_ in b),
+            **{k: v for k, v in against_pns(a, b).items() if k != "speedup_bands"}}
+
+
 def speedup_bands(res: list, pns: list, edges: tuple = B2_BANDS) -> list[dict]:
     """The node speed-up over PNS (speedups, ratio_summary) by the problem's difficulty for PNS: its nodes
     to solve in the bands [0, e1), [e1, e2), ..., [ek, inf), on the problems both prove."""

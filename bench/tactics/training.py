@@ -39,13 +39,17 @@ def new_prior(config: PriorConfig):
 
 
 def train_prior(config: PriorConfig, train: list[Problem], params: dict, passes: int) -> tuple:
-    """The configuration's prior learned from searches of the training problems (`passes` unless the
-    configuration sets its own). Returns (prior, training problems solved, CPU seconds)."""
+    """The configuration's prior learned from searches of the training problems: `passes` passes over
+    the problems still unsolved (the configuration's own count if it sets one), fewer when a pass solves
+    none; passes=0 repeats them until a pass solves none (the paper's "until as many problems as possible
+    are solved"). Returns (prior, training problems solved, CPU seconds, passes run)."""
     passes = config.passes if config.passes is not None else passes
+    if passes < 0:
+        raise ValueError(f"passes must be >= 0 (0: until a pass solves none), got {passes}")
     prior = new_prior(config)
     p = tactics.TacticsParams(method="pp", **params, **config.search)
-    todo, solved_train, t0 = list(train), 0, time.process_time()
-    for n_pass in range(passes):
+    todo, solved_train, t0, n_pass = list(train), 0, time.process_time(), 0
+    while todo and (passes == 0 or n_pass < passes):
         failed = []
         for problem in todo:
             r = tactics.solve(problem.board, problem.goal, params=p, prior=prior, learn=config.learn,
@@ -54,12 +58,13 @@ def train_prior(config: PriorConfig, train: list[Problem], params: dict, passes:
                 solved_train += 1
             else:
                 failed.append(problem)
+        n_pass += 1
         if len(failed) == len(todo):
             break
         todo = failed
-        if config.prior == "hier" and n_pass == 0:
+        if config.prior == "hier" and n_pass == 1:
             prior.beta_sq = prior.fit_beta_sq()
             prior._cache.clear()
     train_cpu = time.process_time() - t0
     prior.kernel()                       # the frozen model's table is built once, outside the timings
-    return prior, solved_train, train_cpu
+    return prior, solved_train, train_cpu, n_pass

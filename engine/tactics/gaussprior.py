@@ -120,6 +120,12 @@ class HierGaussPrior(LeafPrior):
     def update(self, stack: Sequence[int], value: bool, weight: float = 1.0) -> tuple[float, float]:
         """One ADF step for an observed d (TRUE: y > 0). Returns the message (tau, rho) sent to y."""
         stack = [int(k) for k in stack]
+        tau_y, rho_y = self._message(stack, value)
+        self._add_y(stack, tau_y, rho_y, weight)
+        return tau_y, rho_y
+
+    def _message(self, stack: list[int], value: bool) -> tuple[float, float]:
+        """The ADF message (tau, rho) to y of an observed d, from the stack's present belief."""
         s = 1.0 if value else -1.0
         mu, var = self.belief(stack)
         sd = math.sqrt(var)
@@ -128,11 +134,21 @@ class HierGaussPrior(LeafPrior):
         w = min(max(v * (v + t), 0.0), 1.0 - 1e-12)
         mu_new = mu + s * sd * v
         var_new = var * (1.0 - w)
-        tau_y = 1.0 / var_new - 1.0 / var
-        rho_y = mu_new / var_new - mu / var
-        tau_x, rho_x = tau_y / (1.0 + tau_y), rho_y / (1.0 + tau_y)   # through y ~ N(x_7, 1)
+        return 1.0 / var_new - 1.0 / var, mu_new / var_new - mu / var
+
+    def _add_y(self, stack: list[int], tau_y: float, rho_y: float, weight: float = 1.0) -> None:
+        """A message to y, through y ~ N(x_7, 1), into b of the stack's largest pattern and up."""
+        tau_x, rho_x = tau_y / (1.0 + tau_y), rho_y / (1.0 + tau_y)
         self._add(stack, N_SIZES - 1, weight * tau_x, weight * rho_x)
-        return tau_y, rho_y
+
+    def _virtual(self, stack: list[int]) -> None:
+        """k_virtual observations of p = 0.5 (§5.2): each a TRUE and a FALSE whose messages are both taken
+        from the same belief, so that neither goes first and the mean stays where it was (one after the
+        other, the second would move it further: a FALSE after a TRUE leaves P(TRUE) below 0.5)."""
+        for _ in range(self.k_virtual):
+            up, down = self._message(stack, True), self._message(stack, False)
+            self._add_y(stack, *up)
+            self._add_y(stack, *down)
 
     def _add(self, stack: list[int], level: int, dtau: float, drho: float) -> None:
         """Add (dtau, drho) to b of stack[level] and refresh the messages up to the root."""
@@ -158,9 +174,7 @@ class HierGaussPrior(LeafPrior):
         w = self._weight(len(keys))
         for stack, value in zip(keys.tolist(), np.asarray(values, dtype=bool).tolist()):
             if self.k_virtual and stack[-1] not in self.b_:
-                for _ in range(self.k_virtual):   # "as if p = 0.5 had been observed": one TRUE, one FALSE
-                    self.update(stack, True)
-                    self.update(stack, False)
+                self._virtual(stack)       # "as if p = 0.5 had been observed"
             self.update(stack, value, w)
         self._cache.clear()
 

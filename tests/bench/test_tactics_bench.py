@@ -15,8 +15,8 @@ from bench.tactics import b2, b3, labels, report, results
 from bench.tactics.b1 import solve_both
 from bench.tactics.b2config import ConfigError, b2_settings, parse_b2
 from bench.tactics.cli import main, parse_args
-from bench.tactics.problems import Problem, distinct_problems, problem_key
-from bench.tactics.training import new_prior
+from bench.tactics.problems import Problem, distinct_problems, heldout_split, problem_key
+from bench.tactics.training import PriorConfig, new_prior, train_prior
 from engine import tactics
 from engine.board import BLACK, WHITE
 from engine.tactics.leafpriors import load_leaf_prior
@@ -55,7 +55,8 @@ def test_a_b2_run_writes_its_record_and_is_reported_from_it(tmp_path, monkeypatc
     assert run["bench"] == "tactics" and run["benchmark"] == "b2" and run["config"]["b2_configs"] == ["hier_0obs"]
     assert_invocation(run["invocations"][0], "python -m bench.tactics --only b2")
     figures = {f["key"]: f for f in assert_figures(summary)}
-    assert set(figures) == {"local/pns/solved", "local/hier_0obs/solved", "local/hier_0obs/speedup"}
+    assert {"local/pns/solved", *(f"local/hier_0obs/{k}" for k in (
+        "solved", "newly-solved", "newly-failed", "speedup", "speedup-cpu"))} <= set(figures)
     local = summary["results"]["local"]
     assert "per_problem" not in local and "per_problem" not in local["configs"]["hier_0obs"]
     assert figures["local/pns/solved"]["value"] == local["pns_solved"] and figures["local/pns/solved"]["n"] == 1
@@ -143,7 +144,10 @@ GOOD = {"configs": {"a": {"prior": "hier", "learn": "consistent"}}, "references"
     ({"references": {"pns": {"method": "pns"}, "pp": {"prior_p": "low"}}}, "references.pp.prior_p: expected a float"),
     ({"references": {"pns": {"method": "pns"}, "pp": {"prior_p": 1.5}}}, "references.pp.prior_p: must be"),
     ({"references": {"pp": {"method": "pp"}}}, "references.pns: missing"),
-    ({"configs": [1, 2]}, "configs: expected a mapping")])
+    ({"configs": [1, 2]}, "configs: expected a mapping"),
+    ({"heldout": {"salt": "s", "every": 1}}, "heldout.every"),
+    ({"heldout": {"salt": "", "every": 3}}, "heldout.salt"),
+    ({"heldout": {"salt": "s", "every": 3, "seed": 1}}, "heldout.seed: unknown key")])
 def test_a_bad_configuration_file_is_an_error_naming_the_key(change, message):
     with pytest.raises(ConfigError, match=message.replace(".", r"\.")):
         parse_b2({**GOOD, **change})
@@ -166,6 +170,19 @@ def test_speedups_in_nodes_and_cpu_seconds():
     assert s["speedup_cpu_geomean"] == pytest.approx(1.0) and s["speedup_cpu_median"] == 1.0
     assert report.ratio_summary([], "speedup")["speedup_mean"] is None
     assert report.run_stats(pp)["test_cpu_per_problem"] == pytest.approx(0.525)
+
+
+def test_a_cpu_time_out_is_read_from_node_budgeted_results():
+    # the paper's time-out is in seconds: the least CPU of a query that spent the node budget (100) is a
+    # time-out every query reached, so a proof that took longer fails there
+    pns = [("T", 40, 0, 0.2), ("U", 100, 0, 0.5), ("T", 90, 0, 0.45)]
+    pp = [("T", 10, 0, 0.1), ("T", 60, 0, 0.6), ("U", 100, 0, 0.4), ("T", 30, 0, 0.3)]
+    assert report.cpu_timeout([pns, pp], 100) == 0.4
+    assert report.cpu_timeout([pns[:1]], 100) is None
+    assert report.cut_at(pp, 0.4) == [("T", 10, 0, 0.1), ("U", 60, 0, 0.6), ("U", 100, 0, 0.4), ("T", 30, 0, 0.3)]
+    t = report.at_timeout(pp[:3], pns, 0.4)
+    assert (t["solved"], t["pns_solved"], t["newly_solved"], t["newly_failed"], t["both"]) == (1, 1, 0, 0, 1)
+    assert t["speedup_cpu_mean"] == pytest.approx(2.0) and t["timeout_cpu"] == 0.4
 
 
 def test_speedups_by_the_difficulty_for_pns():
@@ -331,3 +348,74 @@ def test_a_turned_recoloured_copy_of_a_problem_is_the_same_problem():
     assert other and all(problem_key(Problem("c", board, p)) != problem_key(net) for p in other)
     kept = distinct_problems([net, *same, net])
     assert kept[0] is net and len(kept) == len(same)
+
+
+def test_the_heldout_split_is_fixed_by_the_problem_and_keeps_copies_together():
+    board = board_from_ascii(NET)
+    copy = board_from_ascii(turned_and_recoloured(NET), to_play=WHITE)
+    net = Problem("net", board, vertex(board, "E4"))
+    twin = next(Problem("twin", copy, p) for p in copy.points()
+                if copy.color_at(p) == BLACK and problem_key(Problem("", copy, p)) == problem_key(net))
+    others = [Problem(f"o{p}", board, p) for p in board.points() if board.color_at(p) in (BLACK, WHITE)]
+    pool = [net, twin, *others]
+    for salt in ("a", "b", "c", "d"):
+        choosing, held = heldout_split(pool, salt, 2)
+        assert sorted(p.name for p in choosing + held) == sorted(p.name for p in pool)
+        assert (net in held) == (twin in held)                           # copies on one side
+        assert heldout_split(list(reversed(pool)), salt, 2)[1] == list(reversed(held))   # not the order
+        assert heldout_split(pool[1:], salt, 2)[1] == [p for p in held if p is not net]  # nor the pool
+    sides = {salt: net in heldout_split(pool, salt, 2)[1] for salt in map(str, range(20))}
+    assert 0 < sum(sides.values()) < 20                                  # the salt decides
+    with pytest.raises(ValueError, match="every"):
+        heldout_split(pool, "a", 1)
+
+
+def test_the_heldout_protocol_chooses_on_choosing_problems_and_reports_the_others(monkeypatch):
+    problems = [problem(NET, "E4"), problem(LADDER, "D4")] * 6
+    for i, p in enumerate(problems):
+        p.name = f"p{i}"
+    keys = {p.name: i for i, p in enumerate(problems)}
+    monkeypatch.setattr("bench.tactics.problems.problem_key", lambda p: keys[p.name])
+    rule = b2_settings().heldout
+    choosing, held = heldout_split(problems, rule.salt, rule.every)
+    assert held and choosing
+    args = parse_args(["--b2-heldout", "report"])
+    ((name, train, test),), info = b2.b2_splits(args, problems)
+    assert (name, train, test) == ("heldout", choosing, held)
+    assert info == {"heldout": "report", "heldout_rule": {"salt": rule.salt, "every": rule.every},
+                    "choosing": len(choosing), "held_out": len(held)}
+    splits, _ = b2.b2_splits(parse_args(["--b2-heldout", "choose", "--b2-splits", "3,4"]), problems)
+    assert [seed for seed, *_ in splits] == [3, 4]
+    for _, train, test in splits:
+        assert sorted(p.name for p in train + test) == sorted(p.name for p in choosing)
+        assert len(train) == 2 * len(choosing) // 3
+    (_, train, test), = b2.b2_splits(parse_args([]), problems)[0]       # without it: the whole pool
+    assert len(train) + len(test) == len(problems)
+
+
+def test_training_repeats_the_unsolved_problems_until_a_pass_solves_none(monkeypatch):
+    # the paper's protocol: "re-attempting problems that previously failed until as many problems as
+    # possible are solved"; problem i is solved at its i-th attempt, "never" never
+    attempts = {}
+
+    def solve(board, goal, **kw):
+        attempts[goal] = attempts.get(goal, 0) + 1
+        return SimpleNamespace(value="T" if attempts[goal] >= goal else "U")
+
+    monkeypatch.setattr("bench.tactics.training.tactics.solve", solve)
+    train = [Problem(str(i), None, i) for i in (1, 2, 3, 99)]
+    config = PriorConfig("b", "beta")
+    params = {"move_gen": "local", "max_nodes": 10, "l_max": 8}
+    _, solved, _, passes = train_prior(config, train, params, 0)
+    assert (solved, passes) == (3, 4) and attempts[99] == 4             # the 4th pass solved none
+    attempts.clear()
+    _, solved, _, passes = train_prior(config, train, params, 2)
+    assert (solved, passes) == (2, 2)
+
+
+def test_passes_and_the_heldout_choice_are_checked(capsys):
+    assert parse_args(["--passes", "0"]).passes == 0
+    for argv, message in ((["--passes", "-1"], "--passes"), (["--b2-heldout", "all"], "--b2-heldout")):
+        with pytest.raises(SystemExit):
+            parse_args(argv)
+        assert message in capsys.readouterr().err

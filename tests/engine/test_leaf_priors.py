@@ -194,6 +194,22 @@ def test_virtual_observations_slow_learning():
     assert 0.5 < slow.p_true(a[0].tolist()) < fast.p_true(a[0].tolist())
 
 
+@pytest.mark.parametrize("k", [1, 3])
+def test_virtual_observations_of_one_half_leave_the_belief_at_one_half(k):
+    # the paper's hand-tuned prior: "as if a number of previous observations of p = 0.5 had been made";
+    # a TRUE and a FALSE taken one after the other left P(TRUE) at 0.47 (k = 1)
+    prior = HierGaussPrior(k_virtual=k)
+    a, b = stack(*range(1, 9)), stack(*range(1, 8), 99)
+    prior.observe(a, np.zeros(1, np.int8), np.array([False]))
+    before = HierGaussPrior().belief(b[0].tolist())
+    fresh = HierGaussPrior(k_virtual=k)
+    fresh._virtual(a[0].tolist())                      # the virtual observations alone
+    mu, var = fresh.belief(a[0].tolist())
+    assert mu == pytest.approx(0.0, abs=1e-12) and var < before[1]      # no lean, less variance
+    assert fresh.belief(b[0].tolist())[0] == pytest.approx(0.0, abs=1e-12)   # the siblings' too
+    assert prior.p_true(a[0].tolist()) < 0.5                            # the real FALSE still counts
+
+
 def test_beta_sq_by_moments():
     prior = HierGaussPrior()
     for i in range(200):
