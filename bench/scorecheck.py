@@ -28,10 +28,12 @@ from bench import records
 from bench.gamerecords import read_games
 from bench.position import format_vertex, parse_vertex
 from bench.records import RESULTS, RunError
-from engine import lifedeath
+from engine import lifedeath, scoring
 from engine.board import BLACK, EMPTY, PASS, WHITE, Board
+from engine.params import EngineParams
 
 OURS = "gtp.cli"         # how a recorded engine command names our engine
+JUDGE_PLAYOUTS = 2000    # default playouts that judge a block in dispute the reading does not settle
 
 
 @dataclass
@@ -117,33 +119,44 @@ def open_points(board: Board, dead: list[str], seki: list[str]) -> int:
 def classify(board: Board, check: Check) -> tuple[str, str]:
     """A disagreement's class and reason. "unfinished": the game ended by two passes with regions
     still open (or the match record says so), which GnuGo's count plays out and ours leaves neutral;
-    else, when the dead lists differ, the local reading of `engine.lifedeath` judges each block in
-    dispute, "ours wrong" if it sides with GnuGo on every one, "GnuGo wrong" if with us on every one,
-    "unread" if it settles none or splits (read by hand); "count" when the dead lists agree on a closed
-    board (a seki or a ko counted differently)."""
+    else, when the dead lists differ, each block in dispute is judged by the local reading of
+    `engine.lifedeath` ("gnugo" or "ours"), or where it does not settle the block, for GnuGo when the
+    default playouts (JUDGE_PLAYOUTS) capture it in most games as GnuGo counts ("gnugo by playouts"):
+    "ours wrong" if every block goes GnuGo's way, "GnuGo wrong" if the reading sides with us on every
+    one, "unread" otherwise (read by hand); "count" when the dead lists agree on a closed board (a
+    seki or a ko counted differently)."""
     moved = _favour(check)
     if check.unfinished or check.open_points:
         return "unfinished", f"{check.open_points} open point(s); {moved}"
     if check.ours_dead == check.referee_dead:
         return "count", f"same dead stones on a closed board; {moved}"
     reader = lifedeath.Reader(board)
-    verdicts = set()
     blocks: dict[int, str] = {}
     for v in sorted(set(check.ours_dead) ^ set(check.referee_dead)):
-        p = _point(board, v)
-        blocks.setdefault(board.group_stones(p)[0], v)
-    for first, v in blocks.items():
-        gnugo_dead = v in check.referee_dead
-        read = reader.status(first, dead_now=not gnugo_dead)    # does the reading overturn our view?
-        verdicts.add("gnugo" if read == ("dead" if gnugo_dead else "alive") else
-                     "ours" if reader.status(first, dead_now=gnugo_dead) == ("alive" if gnugo_dead else "dead")
-                     else "none")
-    disputed = " ".join(sorted(blocks.values()))
-    if verdicts == {"gnugo"}:
-        return "ours wrong", f"read as GnuGo counts: {disputed}; {moved}"
-    if verdicts == {"ours"}:
-        return "GnuGo wrong", f"read as we count: {disputed}; {moved}"
-    return "unread", f"the reading settles not every block of {disputed}; {moved}"
+        blocks.setdefault(board.group_stones(_point(board, v))[0], v)
+    verdicts = {first: _read(reader, first, v in check.referee_dead) for first, v in blocks.items()}
+    unsettled = [first for first, verdict in verdicts.items() if verdict is None]
+    if unsettled:
+        own = scoring.playout_ownership(board, EngineParams().playout, JUDGE_PLAYOUTS, seed=1)
+        for first in unsettled:
+            mean = scoring.mean_for_owner(board, own, board.group_stones(first))
+            if (mean < 0) == (blocks[first] in check.referee_dead):
+                verdicts[first] = "gnugo by playouts"
+    disputed = " ".join(f"{v} ({verdicts[first] or 'unsettled'})" for first, v in blocks.items())
+    if all(verdict and verdict.startswith("gnugo") for verdict in verdicts.values()):
+        return "ours wrong", f"as GnuGo counts: {disputed}; {moved}"
+    if all(verdict == "ours" for verdict in verdicts.values()):
+        return "GnuGo wrong", f"as we count: {disputed}; {moved}"
+    return "unread", f"{disputed}; {moved}"
+
+
+def _read(reader: lifedeath.Reader, first: int, gnugo_dead: bool) -> str | None:
+    """Whose status of a block in dispute the local reading settles: "gnugo", "ours" or None."""
+    if reader.status(first, dead_now=not gnugo_dead) == ("dead" if gnugo_dead else "alive"):
+        return "gnugo"
+    if reader.status(first, dead_now=gnugo_dead) == ("alive" if gnugo_dead else "dead"):
+        return "ours"
+    return None
 
 
 def _favour(check: Check) -> str:

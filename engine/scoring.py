@@ -100,7 +100,7 @@ def neighbours(board: Board, p: int) -> list[int]:
 
 def is_dead(board: Board, ownership: np.ndarray, stones: list[int]) -> bool:
     """True if the group's mean ownership is strongly for the opponent (DEAD_THRESHOLD)."""
-    return _mean_for_owner(board, _check(board, ownership), stones) <= -DEAD_THRESHOLD
+    return mean_for_owner(board, _check(board, ownership), stones) <= -DEAD_THRESHOLD
 
 
 def classify(board: Board, ownership: np.ndarray) -> dict[str, list[list[int]]]:
@@ -119,7 +119,7 @@ def final_classify(board: Board, ownership: np.ndarray) -> dict[str, list[list[i
     reader = lifedeath.Reader(board)
     dead = []
     for g in groups(board):
-        mean = _mean_for_owner(board, own, g)
+        mean = mean_for_owner(board, own, g)
         is_dead_now = mean <= -FINAL_DEAD_THRESHOLD
         read = reader.status(g[0], is_dead_now) if abs(mean) < READ_DOUBT else None
         if (read == "dead") if read else is_dead_now:
@@ -132,7 +132,7 @@ def final_count(board: Board, ownership: np.ndarray) -> float:
     return _area(board, [p for g in final_classify(board, ownership)["dead"] for p in g])
 
 
-def _mean_for_owner(board: Board, own: np.ndarray, stones: list[int]) -> float:
+def mean_for_owner(board: Board, own: np.ndarray, stones: list[int]) -> float:
     """The group's mean ownership, + for its own colour."""
     sign = 1.0 if board.color_at(stones[0]) == BLACK else -1.0
     return sign * sum(_own(board, own, p) for p in stones) / len(stones)

@@ -108,9 +108,14 @@ def test_a_disagreement_is_classed_by_open_points_and_the_reading():
     from engine.board import Board
     board = Board.from_ascii(CLOSED)
     wrong = Check("r", "main-0", "B+50.0", ["A7", "B7", "C7", "C8", "C9"], "B+40", [], None)
-    assert classify(board, wrong)[0] == "ours wrong"          # the square four reads dead
+    assert classify(board, wrong) == ("ours wrong", "as GnuGo counts: A7 (gnugo); ours favours W by 10")
     right = Check("r", "main-0", "B+40.0", [], "B+50", ["A7", "B7", "C7", "C8", "C9"], None)
     assert classify(board, right)[0] == "GnuGo wrong"
+    # a lone White stone in Black's open area, which the reading leaves alone: the playouts judge it
+    board.setup(white=[board.point(1, 4)], empty=[board.point(2, c) for c in range(9)])
+    loose = Check("r", "main-0", "B+50.0", ["A7", "B7", "C7", "C8", "C9", "E2"], "B+40", ["A7", "B7", "C7", "C8", "C9"],
+                  None)
+    assert classify(board, loose) == ("ours wrong", "as GnuGo counts: E2 (gnugo by playouts); ours favours W by 10")
     same = Check("r", "main-0", "B+40.0", [], "B+41", [], None)
     assert classify(board, same) == ("count", "same dead stones on a closed board; ours favours B by 1")
     opened = Check("r", "main-0", "B+40.0", [], "B+41", [], None, open_points=3)
