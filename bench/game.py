@@ -16,6 +16,10 @@ How a game ends, and what it is recorded as (`end`):
                 stone left counts as alive (the referee's count is recorded beside it, and the
                 dispute under `dispute`): a group the referee wrongly calls dead, a seki say,
                 stays on the board; one truly dead is captured;
+                When two passes leave regions open (empty points reaching both colours, the
+                referee's dead stones removed and its seki left out: `open_points`), the game is
+                scored as the referee and the engines all count it, if they agree; if not, it keeps
+                the harness's count and is marked `unfinished` (bench.scorecheck counts it apart);
 - "move_limit"  the move limit was reached: scored the same way (with every stone alive if it is
                 reached while a dispute is played out);
 - "resign"      the side that resigned loses (B+R / W+R);
@@ -100,6 +104,15 @@ def parse_result(result: str | None) -> tuple[str | None, float | None] | None:
     except ValueError:
         margin = None
     return text[0].lower(), margin
+
+
+def _agreed_score(referee: str | None, claims: dict) -> float | None:
+    """The score the referee and every engine that counts give alike (a number), else None."""
+    counts = [r for r in claims.values() if r not in (None, "?")]
+    parsed = parse_result(referee)
+    if not counts or parsed is None or parsed[1] is None or not all(same_result(r, referee) for r in counts):
+        return None
+    return 0.0 if parsed[0] is None else (parsed[1] if parsed[0] == "b" else -parsed[1])
 
 
 def same_result(a: str | None, b: str | None) -> bool:
@@ -280,6 +293,10 @@ class GameRunner:
                 self.notes.append(f"referee could not list the dead stones: {e}")
         # Chinese rules: White is also compensated one point per handicap stone (as GnuGo counts).
         score = self.position.area_score(dead) - self.task.komi - self.task.handicap
+        unsettled = self._open_points(dead) if end != "move_limit" else 0
+        agreed = _agreed_score(referee_result, claims) if unsettled else None
+        if agreed is not None:
+            score = agreed
         result = format_result(score)
         winner = None if score == 0 else ("b" if score > 0 else "w")
         return {"end": end, "result": result, "winner": winner, "score": score,
@@ -287,7 +304,22 @@ class GameRunner:
                 "disagreement": referee_result is not None and not same_result(referee_result, result),
                 "dead_stones": sorted(format_vertex(p) for p in dead),
                 "engine_results": claims,
+                **({"open_points": unsettled} if unsettled else {}),
+                **({"unfinished": True} if unsettled and agreed is None else {}),
                 **({"dispute": self.dispute} if self.dispute else {})}
+
+    def _open_points(self, dead: list) -> int:
+        """The empty points two passes left in regions reaching both colours (Position.open_points),
+        the referee's seki left out (0 without a referee, or after a dispute played out)."""
+        if "referee" not in self.engines or self.cleanup:
+            return 0
+        try:
+            seki = [parse_vertex(v, self.task.board_size)
+                    for v in self._call("referee", "final_status_list seki").split()]
+        except (ErrorReply, Fault, ValueError) as e:
+            self.notes.append(f"referee could not list the seki stones: {e}")
+            return 0
+        return self.position.open_points(dead, seki)
 
     def _counts(self) -> tuple[str | None, dict]:
         """The referee's `final_score` (None without one) and each engine's own (`_engine_results`)."""

@@ -55,6 +55,39 @@ class Position:
             board.apply_setup([], [], dead)
         return board.area_score()
 
+    def open_points(self, dead: Iterable[Point] = (), seki: Iterable[Point] = ()) -> int:
+        """Empty points of the regions that reach both colours once the `dead` stones are removed,
+        leaving out those next to a `seki` stone: what two passes left unplayed (dame, open borders)."""
+        board = self.board.copy()
+        dead = [p for p in dead if board.get(*p) is not None]
+        if dead:
+            board.apply_setup([], [], dead)
+        beside_seki = {q for p in seki for q in self._neighbours(p)}
+        seen: set[Point] = set()
+        count = 0
+        for row in range(self.size):
+            for col in range(self.size):
+                if (row, col) in seen or board.get(row, col) is not None:
+                    continue
+                region, stack, border = {(row, col)}, [(row, col)], set()
+                while stack:
+                    for q in self._neighbours(stack.pop()):
+                        colour = board.get(*q)
+                        if colour is None and q not in region:
+                            region.add(q)
+                            stack.append(q)
+                        elif colour is not None:
+                            border.add(colour)
+                seen |= region
+                if len(border) == 2:
+                    count += len(region - beside_seki)
+        return count
+
+    def _neighbours(self, p: Point) -> list[Point]:
+        row, col = p
+        return [(r, c) for r, c in ((row - 1, col), (row + 1, col), (row, col - 1), (row, col + 1))
+                if 0 <= r < self.size and 0 <= c < self.size]
+
     def stones(self, colour: str) -> list[Point]:
         return [p for c, p in self.board.list_occupied_points() if c == colour]
 

@@ -22,13 +22,18 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from bench.game import same_result
+from bench.game import parse_result, same_result
 from bench.gtpclient import EngineFault, ErrorReply, GtpEngine
 from bench import records
 from bench.gamerecords import read_games
+from bench.position import format_vertex, parse_vertex
 from bench.records import RESULTS, RunError
+from engine import lifedeath, scoring
+from engine.board import BLACK, EMPTY, PASS, WHITE, Board
+from engine.params import EngineParams
 
 OURS = "gtp.cli"         # how a recorded engine command names our engine
+JUDGE_PLAYOUTS = 2000    # default playouts that judge a block in dispute the reading does not settle
 
 
 @dataclass
@@ -41,6 +46,10 @@ class Check:
     ours: str
     ours_dead: list[str]
     recorded: str | None    # our engine's final_score recorded during the match, None if not ours
+    open_points: int = 0    # empty points of regions reaching both colours, GnuGo's dead removed, not seki
+    unfinished: bool = False    # the match record marks the game unfinished (bench.game)
+    kind: str = ""          # a disagreement's class (`classify`), "" when the scores agree
+    reason: str = ""
 
     @property
     def agrees(self) -> bool:
@@ -52,9 +61,118 @@ class Check:
 
 
 def finished_games(run_dir: Path) -> list[dict]:
-    """The games of a run folder that ended by two passes with a referee's score, in game order."""
+    """The games of a run folder that ended by two passes with a referee's score, in game order
+    (unfinished ones included: they are counted apart)."""
     return [r for _, r in sorted(read_games(run_dir).items())
             if r.get("end") == "passes" and r.get("result_referee")]
+
+
+def final_board(record: dict) -> Board:
+    """The record's final position on the engine's board (handicap stones, then the moves)."""
+    board = Board(record["board_size"], record["komi"])
+    colour = BLACK
+    if record.get("handicap_stones"):
+        board.setup(black=[_point(board, v) for v in record["handicap_stones"]])
+        colour = WHITE
+    for move in record["moves"]:
+        board.play(PASS if move.lower() == "pass" else _point(board, move), colour)
+        colour = 3 - colour
+    return board
+
+
+def _point(board: Board, vertex: str) -> int:
+    row, col = parse_vertex(vertex, board.size)
+    return board.point(row, col)
+
+
+def _name(board: Board, p: int) -> str:
+    return format_vertex(board.coords(p))
+
+
+def open_points(board: Board, dead: list[str], seki: list[str]) -> int:
+    """Empty points of the regions that reach both colours once the `dead` stones are removed,
+    leaving out those next to a `seki` stone (a seki's shared liberties stay open by rule)."""
+    cleared = board.copy()
+    cleared.setup(empty=[_point(board, v) for v in dead])
+    nbrs = lifedeath.neighbour_table(board)
+    beside_seki = {q for v in seki for q in nbrs[_point(board, v)]}
+    seen: set[int] = set()
+    count = 0
+    for p in cleared.points():
+        if cleared.color_at(p) != EMPTY or p in seen:
+            continue
+        region, stack, border = {p}, [p], set()
+        while stack:
+            for q in nbrs[stack.pop()]:
+                colour = cleared.color_at(q)
+                if colour == EMPTY and q not in region:
+                    region.add(q)
+                    stack.append(q)
+                elif colour != EMPTY:
+                    border.add(colour)
+        seen |= region
+        if len(border) == 2:
+            count += len(region - beside_seki)
+    return count
+
+
+def classify(board: Board, check: Check) -> tuple[str, str]:
+    """A disagreement's class and reason. "unfinished": the game ended by two passes with regions
+    still open (or the match record says so), which GnuGo's count plays out and ours leaves neutral;
+    else, when the dead lists differ, each block in dispute is judged by the local reading of
+    `engine.lifedeath` ("gnugo" or "ours"), or where it does not settle the block, for GnuGo when the
+    default playouts (JUDGE_PLAYOUTS) capture it in most games as GnuGo counts ("gnugo by playouts"):
+    "ours wrong" if every block goes GnuGo's way, "GnuGo wrong" if the reading sides with us on every
+    one, "unread" otherwise (read by hand); "count" when the dead lists agree on a closed board (a
+    seki or a ko counted differently)."""
+    moved = _favour(check)
+    if check.unfinished or check.open_points:
+        return "unfinished", f"{check.open_points} open point(s); {moved}"
+    if check.ours_dead == check.referee_dead:
+        return "count", f"same dead stones on a closed board; {moved}"
+    reader = lifedeath.Reader(board)
+    blocks: dict[int, str] = {}
+    for v in sorted(set(check.ours_dead) ^ set(check.referee_dead)):
+        blocks.setdefault(board.group_stones(_point(board, v))[0], v)
+    verdicts = {first: _read(reader, first, v in check.referee_dead) for first, v in blocks.items()}
+    unsettled = [first for first, verdict in verdicts.items() if verdict is None]
+    if unsettled:
+        own = scoring.playout_ownership(board, EngineParams().playout, JUDGE_PLAYOUTS, seed=1)
+        for first in unsettled:
+            mean = scoring.mean_for_owner(board, own, board.group_stones(first))
+            if (mean < 0) == (blocks[first] in check.referee_dead):
+                verdicts[first] = "gnugo by playouts"
+    disputed = " ".join(f"{v} ({verdicts[first] or 'unsettled'})" for first, v in blocks.items())
+    if all(verdict and verdict.startswith("gnugo") for verdict in verdicts.values()):
+        return "ours wrong", f"as GnuGo counts: {disputed}; {moved}"
+    if all(verdict == "ours" for verdict in verdicts.values()):
+        return "GnuGo wrong", f"as we count: {disputed}; {moved}"
+    return "unread", f"{disputed}; {moved}"
+
+
+def _read(reader: lifedeath.Reader, first: int, gnugo_dead: bool) -> str | None:
+    """Whose status of a block in dispute the local reading settles: "gnugo", "ours" or None."""
+    if reader.status(first, dead_now=not gnugo_dead) == ("dead" if gnugo_dead else "alive"):
+        return "gnugo"
+    if reader.status(first, dead_now=gnugo_dead) == ("alive" if gnugo_dead else "dead"):
+        return "ours"
+    return None
+
+
+def _favour(check: Check) -> str:
+    """Which side our count favours against GnuGo's, and by how much."""
+    ours, theirs = _signed(check.ours), _signed(check.referee)
+    if ours is None or theirs is None:
+        return "not comparable"
+    diff = ours - theirs
+    return f"ours favours {'B' if diff > 0 else 'W'} by {abs(diff):g}"
+
+
+def _signed(result: str) -> float | None:
+    parsed = parse_result(result)
+    if parsed is None or (parsed[0] is not None and parsed[1] is None):
+        return None
+    return 0.0 if parsed[0] is None else (parsed[1] if parsed[0] == "b" else -parsed[1])
 
 
 def replay(engine: GtpEngine, record: dict) -> None:
@@ -82,15 +200,38 @@ def check_game(engine: GtpEngine, run: str, record: dict) -> Check:
     replay(engine, record)
     ours = engine.send("final_score").split()[0]
     dead = sorted(engine.send("final_status_list dead").split())
-    return Check(run=run, game=f"{record['variant']}-{record['game']}", referee=record["result_referee"],
-                 referee_dead=sorted(record.get("dead_stones") or []), ours=ours, ours_dead=dead,
-                 recorded=recorded_claim(record))
+    seki = engine.send("final_status_list seki").split()
+    check = Check(run=run, game=f"{record['variant']}-{record['game']}", referee=record["result_referee"],
+                  referee_dead=sorted(record.get("dead_stones") or []), ours=ours, ours_dead=dead,
+                  recorded=recorded_claim(record), unfinished=bool(record.get("unfinished")))
+    board = final_board(record)
+    check.open_points = open_points(board, check.referee_dead, seki)
+    if not check.agrees:
+        check.kind, check.reason = classify(board, check)
+    return check
+
+
+def closed(checks: list[Check]) -> list[Check]:
+    """The games that ended with no region open (and are not marked unfinished)."""
+    return [c for c in checks if not (c.unfinished or c.open_points)]
 
 
 def tally(checks: list[Check]) -> dict[str, int]:
-    """The finished games, and how many of our scores and dead lists equal GnuGo's."""
+    """The finished games, how many of our scores and dead lists equal GnuGo's, and the same on the
+    closed ones."""
+    shut = closed(checks)
     return {"finished": len(checks), "score_agrees": sum(c.agrees for c in checks),
-            "dead_agrees": sum(c.dead_agrees for c in checks)}
+            "dead_agrees": sum(c.dead_agrees for c in checks), "closed": len(shut),
+            "closed_score_agrees": sum(c.agrees for c in shut)}
+
+
+def kinds(checks: list[Check]) -> dict[str, int]:
+    """How many disagreements fall in each class."""
+    found: dict[str, int] = {}
+    for c in checks:
+        if not c.agrees:
+            found[c.kind] = found.get(c.kind, 0) + 1
+    return dict(sorted(found.items()))
 
 
 def by_run(checks: list[Check]) -> dict[str, list[Check]]:
@@ -99,27 +240,32 @@ def by_run(checks: list[Check]) -> dict[str, list[Check]]:
 
 
 def format_table(checks: list[Check]) -> str:
-    head = f"{'run':<22}{'finished':>9}{'score =':>9}{'dead =':>8}{'recorded =':>12}"
+    head = f"{'run':<22}{'finished':>9}{'score =':>9}{'dead =':>8}{'closed':>8}{'score =':>9}{'recorded =':>12}"
     lines = [head, "-" * len(head)]
     for run, rows in [*by_run(checks).items(), ("all", checks)]:
         ours = [c for c in rows if c.recorded is not None]
         recorded = f"{sum(same_result(c.recorded, c.referee) for c in ours)}/{len(ours)}"
         n = tally(rows)
-        lines.append(f"{run:<22}{n['finished']:>9}{n['score_agrees']:>9}{n['dead_agrees']:>8}{recorded:>12}")
+        lines.append(f"{run:<22}{n['finished']:>9}{n['score_agrees']:>9}{n['dead_agrees']:>8}{n['closed']:>8}"
+                     f"{n['closed_score_agrees']:>9}{recorded:>12}")
     wrong = [c for c in checks if not c.agrees]
-    lines.append(f"\n{len(wrong)} score disagreement(s)" + (":" if wrong else ""))
+    counts = ", ".join(f"{kind} {n}" for kind, n in kinds(checks).items())
+    lines.append(f"\n{len(wrong)} score disagreement(s)" + (f" ({counts}):" if wrong else ""))
     for c in wrong:
-        lines.append(f"  {c.run}/{c.game}.sgf: ours {c.ours}, GnuGo {c.referee}; dead ours "
+        lines.append(f"  {c.run}/{c.game}.sgf: ours {c.ours}, GnuGo {c.referee}; {c.kind}: {c.reason}; dead ours "
                      f"{' '.join(c.ours_dead) or '-'}, GnuGo {' '.join(c.referee_dead) or '-'}")
     return "\n".join(lines)
 
 
 def figures(checks: list[Check]) -> list[dict]:
-    """The share of finished games whose score (`score`) and dead list (`dead`) equal the referee's."""
+    """The share of finished games whose score (`score`) and dead list (`dead`) equal the referee's,
+    and of those ended with no region open (`closed_score`)."""
     n = tally(checks)
-    return [records.rate_entry(key, f"our {what} equals GnuGo's on finished games", agrees, n["finished"])
-            for key, agrees, what in (("score", n["score_agrees"], "final_score"),
-                                      ("dead", n["dead_agrees"], "dead stones"))]
+    return [records.rate_entry(key, label, agrees, total) for key, label, agrees, total in (
+        ("score", "our final_score equals GnuGo's on finished games", n["score_agrees"], n["finished"]),
+        ("dead", "our dead stones equal GnuGo's on finished games", n["dead_agrees"], n["finished"]),
+        ("closed_score", "our final_score equals GnuGo's on finished games with no region open",
+         n["closed_score_agrees"], n["closed"]))]
 
 
 def write_record(folder: Path, argv: list[str], config: dict, checks: list[Check], seconds: float) -> Path:
@@ -128,7 +274,10 @@ def write_record(folder: Path, argv: list[str], config: dict, checks: list[Check
     summary = {"question": "does our final_score agree with the GnuGo referee's on finished games",
                "figures": figures(checks), "seconds": round(seconds, 1),
                "runs": {run: tally(rows) for run, rows in by_run(checks).items()},
-               "disagreements": [{"game": f"{c.run}/{c.game}", "ours": c.ours, "referee": c.referee}
+               "classes": kinds(checks),
+               "disagreements": [{"game": f"{c.run}/{c.game}", "ours": c.ours, "referee": c.referee,
+                                  "class": c.kind, "reason": c.reason, "open_points": c.open_points,
+                                  "ours_dead": c.ours_dead, "referee_dead": c.referee_dead}
                                  for c in checks if not c.agrees]}
     records.write_summary(folder, summary, format_table(checks))
     return folder

@@ -337,14 +337,14 @@ class Player:
     def final_score(self) -> str:
         """GTP final_score: area score with dead stones removed, "B+3.5" / "W+0.5" / "0"."""
         self._begin()
-        return scoring.format_score(scoring.final_score(self.game.board, self._final_ownership()))
+        return scoring.format_score(scoring.final_count(self.game.board, self._final_ownership()))
 
     def final_status_list(self, status: str) -> list[list[int]]:
         """GTP final_status_list: the groups (lists of points) that are alive, dead or in seki."""
         if status not in scoring.STATUSES:
             raise ValueError(f"unknown status {status!r} (alive, dead, seki)")
         self._begin()
-        return scoring.classify(self.game.board, self._final_ownership())[status]
+        return scoring.final_classify(self.game.board, self._final_ownership())[status]
 
     def _final_ownership(self) -> np.ndarray:
         board = self.game.board

@@ -31,11 +31,14 @@ from __future__ import annotations
 
 import numpy as np
 
+from engine import lifedeath
 from engine.board import BLACK, EMPTY, WHITE, Board
 from engine.params import PlayoutParams
 from engine.playout import mean_ownership
 
 DEAD_THRESHOLD = 0.5
+FINAL_DEAD_THRESHOLD = 0.0  # the count at the end of the game: dead when captured in most playouts
+READ_DOUBT = 0.9            # ... and a group whose mean ownership is below this either way is read out
 SEKI_THRESHOLD = 0.5
 SETTLED_THRESHOLD = 0.8     # |ownership| from which a point counts as surely one side's (pessimistic_margin)
 STATUSES = ("alive", "dead", "seki")
@@ -97,17 +100,47 @@ def neighbours(board: Board, p: int) -> list[int]:
 
 def is_dead(board: Board, ownership: np.ndarray, stones: list[int]) -> bool:
     """True if the group's mean ownership is strongly for the opponent (DEAD_THRESHOLD)."""
-    own = _check(board, ownership)
-    sign = 1.0 if board.color_at(stones[0]) == BLACK else -1.0
-    mean = sum(_own(board, own, p) for p in stones) / len(stones)
-    return sign * mean <= -DEAD_THRESHOLD
+    return mean_for_owner(board, _check(board, ownership), stones) <= -DEAD_THRESHOLD
 
 
 def classify(board: Board, ownership: np.ndarray) -> dict[str, list[list[int]]]:
     """Groups by status: {"alive": [...], "dead": [...], "seki": [...]}, each group sorted points."""
     own = _check(board, ownership)
+    return _statuses(board, own, [g for g in groups(board) if is_dead(board, own, g)])
+
+
+def final_classify(board: Board, ownership: np.ndarray) -> dict[str, list[list[int]]]:
+    """The statuses of the count at the end of the game (GTP final_status_list and final_score): a
+    group is dead when the playouts capture it more often than not (`FINAL_DEAD_THRESHOLD`), and a
+    group the playouts are unsure of (mean ownership below `READ_DOUBT` either way) is read out by
+    `engine.lifedeath` where it is enclosed: a nakade, a throw-in, a bent four or a capturing race the
+    policy plays badly, a seki it breaks. The pass and cleanup decisions keep `classify`."""
+    own = _check(board, ownership)
+    reader = lifedeath.Reader(board)
+    dead = []
+    for g in groups(board):
+        mean = mean_for_owner(board, own, g)
+        is_dead_now = mean <= -FINAL_DEAD_THRESHOLD
+        read = reader.status(g[0], is_dead_now) if abs(mean) < READ_DOUBT else None
+        if (read == "dead") if read else is_dead_now:
+            dead.append(g)
+    return _statuses(board, own, dead)
+
+
+def final_count(board: Board, ownership: np.ndarray) -> float:
+    """The area score, black - white - komi, after removing the dead stones of `final_classify`."""
+    return _area(board, [p for g in final_classify(board, ownership)["dead"] for p in g])
+
+
+def mean_for_owner(board: Board, own: np.ndarray, stones: list[int]) -> float:
+    """The group's mean ownership, + for its own colour."""
+    sign = 1.0 if board.color_at(stones[0]) == BLACK else -1.0
+    return sign * sum(_own(board, own, p) for p in stones) / len(stones)
+
+
+def _statuses(board: Board, own: np.ndarray, dead: list[list[int]]) -> dict[str, list[list[int]]]:
+    """Groups by status given the dead ones: seki (`_is_seki`) or alive for the rest."""
     all_groups = groups(board)
-    dead = [g for g in all_groups if is_dead(board, own, g)]
     dead_points = {p for g in dead for p in g}
     status: dict[str, list[list[int]]] = {s: [] for s in STATUSES}
     for g in all_groups:
@@ -143,9 +176,13 @@ def dead_stones(board: Board, ownership: np.ndarray) -> list[int]:
 
 
 def final_score(board: Board, ownership: np.ndarray) -> float:
-    """Area score, black - white - komi, after removing the dead stones."""
+    """Area score, black - white - komi, after removing the dead stones (of `classify`)."""
+    return _area(board, dead_stones(board, ownership))
+
+
+def _area(board: Board, dead: list[int]) -> float:
     cleared = board.copy()
-    cleared.setup(empty=dead_stones(board, ownership))
+    cleared.setup(empty=dead)
     return float(cleared.score())
 
 

@@ -221,6 +221,16 @@ def test_a_referee_that_disagrees_is_recorded_not_followed():
     record = play_game(task(f"{FAKE} --moves 2", referee=f"{FAKE} --score W+99"))
     assert record["end"] == "passes" and record["result_referee"] == "W+99"
     assert record["disagreement"] and record["result"] != "W+99"
+    # two passes left the board open and GnuGo (the opponent) counts it otherwise: marked unfinished
+    assert record["open_points"] > 0 and record["unfinished"]
+
+
+def test_an_open_board_is_scored_as_the_referee_and_the_engines_all_count_it():
+    claim = f"{FAKE} --moves 2 --score W+99"
+    record = play_game(task(claim, claim, referee=f"{FAKE} --score W+99"))
+    assert record["open_points"] > 0 and "unfinished" not in record
+    assert (record["result"], record["winner"], record["score"]) == ("W+99", "w", -99.0)
+    assert not record["disagreement"]
 
 
 def test_a_disputed_count_is_played_out_with_cleanup_moves_and_every_stone_left_counts():

@@ -77,3 +77,16 @@ def test_area_score_counts_stones_and_surrounded_points_after_removing_dead_ston
     # The whole white wall dead: Black owns everything.
     dead = [v(f"C{r}") for r in range(1, 6)] + [v("D1"), v("E3")]
     assert pos.area_score(dead) == 25
+
+
+def test_open_points_are_the_regions_reaching_both_colours_but_next_to_a_seki():
+    pos = position("""
+        . X . O .
+        . X . O .
+        X X . O O
+        . . . . .
+        . . . . .
+    """)
+    assert pos.open_points() == 13          # column C down to rows 1-2; A5 A4 and E5 E4 are one colour's
+    assert pos.open_points(dead=[v("D5"), v("D4"), v("D3"), v("E3")]) == 0
+    assert pos.open_points(seki=[v("B3")]) == 11            # less B2 and C3, beside a seki stone
