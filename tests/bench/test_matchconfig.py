@@ -230,7 +230,7 @@ def test_the_match_configs_of_the_repository_are_valid(path):
         assert "gtp.cli" in cfg.opponent.command and "{seed}" in cfg.opponent.command
 
 
-# Configs whose first run is still to come (the runs against Pachi).
+# Configs whose first run is still to come.
 UNPLAYED = {"pachi-5k-19x19.yaml", "pachi-10k-19x19.yaml", "pachi-timed-9x9.yaml", "threads-9x9.yaml",
             "gains-9x9-pbn-vs-fbt.yaml"}
 
