@@ -61,6 +61,12 @@ def assert_invocation(entry: dict, command: str) -> None:
     assert set(entry) == {"date", "command", "commit", "dirty", "machine", "load"}
 
 
+def bound(x: float | str | None) -> float | None:
+    """An interval's end as summary.json keeps it: a number, or an infinity written as a string."""
+    assert not isinstance(x, str) or x in ("inf", "-inf"), x
+    return float(x) if isinstance(x, str) else x
+
+
 def assert_figures(summary: dict) -> list[dict]:
     """summary.json's generic figures: unique keys, each with its label, value, interval, n, unit and text."""
     figures = summary["figures"]
@@ -68,7 +74,8 @@ def assert_figures(summary: dict) -> list[dict]:
     for f in figures:
         assert set(f) == {"key", "label", "value", "low", "high", "n", "unit", "text"}
         assert (f["low"] is None) == (f["high"] is None)
-        assert f["low"] is None or f["low"] <= f["value"] <= f["high"], f
+        low, high = (bound(f[k]) for k in ("low", "high"))
+        assert low is None or low <= f["value"] <= high, f
     return figures
 
 
