@@ -22,14 +22,16 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
+
 from bench.game import parse_result, same_result
 from bench.gtpclient import EngineFault, ErrorReply, GtpEngine
 from bench import records
 from bench.gamerecords import read_games
-from bench.position import format_vertex, parse_vertex
+from bench.position import Position, format_vertex, parse_vertex
 from bench.records import RESULTS, RunError
 from engine import lifedeath, scoring
-from engine.board import BLACK, EMPTY, PASS, WHITE, Board
+from engine.board import BLACK, PASS, WHITE, Board
 from engine.params import EngineParams
 
 OURS = "gtp.cli"         # how a recorded engine command names our engine
@@ -90,30 +92,14 @@ def _name(board: Board, p: int) -> str:
 
 
 def open_points(board: Board, dead: list[str], seki: list[str]) -> int:
-    """Empty points of the regions that reach both colours once the `dead` stones are removed,
-    leaving out those next to a `seki` stone (a seki's shared liberties stay open by rule)."""
-    cleared = board.copy()
-    cleared.setup(empty=[_point(board, v) for v in dead])
-    nbrs = lifedeath.neighbour_table(board)
-    beside_seki = {q for v in seki for q in nbrs[_point(board, v)]}
-    seen: set[int] = set()
-    count = 0
-    for p in cleared.points():
-        if cleared.color_at(p) != EMPTY or p in seen:
-            continue
-        region, stack, border = {p}, [p], set()
-        while stack:
-            for q in nbrs[stack.pop()]:
-                colour = cleared.color_at(q)
-                if colour == EMPTY and q not in region:
-                    region.add(q)
-                    stack.append(q)
-                elif colour != EMPTY:
-                    border.add(colour)
-        seen |= region
-        if len(border) == 2:
-            count += len(region - beside_seki)
-    return count
+    """What two passes left open on the final board, counted as the match harness counts it
+    (`Position.open_points`: regions reaching both colours once `dead` is removed, seki liberties aside)."""
+    stones = board.stones()
+    position = Position(board.size)
+    position.board.apply_setup([tuple(p) for p in np.argwhere(stones == BLACK)],
+                               [tuple(p) for p in np.argwhere(stones == WHITE)], [])
+    return position.open_points([parse_vertex(v, board.size) for v in dead],
+                                [parse_vertex(v, board.size) for v in seki])
 
 
 def classify(board: Board, check: Check) -> tuple[str, str]:

@@ -41,6 +41,11 @@ def neighbour_table(board: Board) -> dict[int, list[int]]:
     return table
 
 
+def adjacent(board: Board, nbrs: dict[int, list[int]], points, color: int) -> set[int]:
+    """The points of `color` next to any of `points` (EMPTY: their liberties)."""
+    return {q for p in points for q in nbrs[p] if board.color_at(q) == color}
+
+
 class Reader:
     """Reads the blocks of one position; `nbrs` is its neighbour table, shared by every question."""
 
@@ -49,9 +54,6 @@ class Reader:
         self.max_nodes = max_nodes
         self.nbrs = neighbour_table(board)
         self.open: dict[int, bool] = {}
-
-    def _adjacent(self, board: Board, points, color: int) -> set[int]:
-        return {q for p in points for q in self.nbrs[p] if board.color_at(q) == color}
 
     def _region(self, start: int) -> set[int]:
         board, seen, stack = self.board, {start}, [start]
@@ -96,7 +98,7 @@ class Reader:
                 continue
             stones = board.group_stones(p)
             done.update(stones)
-            libs = self._adjacent(board, stones, EMPTY)
+            libs = adjacent(board, self.nbrs, stones, EMPTY)
             if p == block:
                 goal_libs = len(libs)
             elif self._anchored(p, libs, goal_libs):
@@ -107,14 +109,15 @@ class Reader:
                 empty |= self._region(lib)
                 if len(empty) > MAX_EMPTY:
                     return None
-            todo += [q for q in self._adjacent(board, empty, BLACK) | self._adjacent(board, empty, WHITE)
-                     | self._adjacent(board, stones, 3 - board.color_at(p)) if q not in done]
+            todo += [q for q in adjacent(board, self.nbrs, empty, BLACK) | adjacent(board, self.nbrs, empty, WHITE)
+                     | adjacent(board, self.nbrs, stones, 3 - board.color_at(p)) if q not in done]
         return empty | done
 
-    def read(self, block: int, attacker_first: bool) -> int:
+    def read(self, block: int, attacker_first: bool, points: set[int] | None = None) -> int:
         """KILL if the attacker captures the block at `block` in the local game (the module's text)
-        with the given side moving first, LIVE if it cannot, UNKNOWN on a repetition or past max_nodes."""
-        points = self.local_points(block)
+        with the given side moving first, LIVE if it cannot, UNKNOWN on a repetition or past max_nodes.
+        `points`: the block's `local_points` where the caller has them."""
+        points = self.local_points(block) if points is None else points
         if points is None:
             return LIVE
         order = sorted(points)
@@ -131,7 +134,7 @@ class Reader:
                 return KILL
             if not passed and (b.hash, b.to_play) in path:
                 return KILL if b.to_play != defender else LIVE    # superko: the move just made is illegal
-            libs = {q for s in b.group_stones(block) for q in nbrs[s] if b.color_at(q) == EMPTY}
+            libs = adjacent(b, nbrs, b.group_stones(block), EMPTY)
             if not libs <= points:      # connected out (to open space, or past what is read): not read here
                 return UNKNOWN
             key = (b.hash, b.to_play, b.ko_point, passed)
@@ -150,9 +153,6 @@ class Reader:
                 memo[key] = value
             return value
 
-        def liberties_of(b: Board, stones) -> set[int]:
-            return {q for s in stones for q in nbrs[s] if b.color_at(q) == EMPTY}
-
         def relevant(b: Board, libs: set[int]) -> set[int]:
             """The block's eye space (the empty regions next to it), the liberties of the opposing blocks
             next to it that are not anchored and of the defender's blocks next to those: the points of a
@@ -160,20 +160,20 @@ class Reader:
             stones = b.group_stones(block)
             near: set[int] = set()
             seen: set[int] = set(stones)
-            for q in {q for s in stones for q in nbrs[s] if b.color_at(q) == 3 - defender}:
+            for q in adjacent(b, nbrs, stones, 3 - defender):
                 if q in seen:
                     continue
                 opposing = b.group_stones(q)
                 seen.update(opposing)
-                theirs = liberties_of(b, opposing)
+                theirs = adjacent(b, nbrs, opposing, EMPTY)
                 if len(theirs) > max(ANCHORED_LIBS, len(libs) + 1):
                     continue
                 near |= theirs
-                for r in {r for s in opposing for r in nbrs[s] if b.color_at(r) == defender} - seen:
+                for r in adjacent(b, nbrs, opposing, defender) - seen:
                     if r not in seen:
                         friend = b.group_stones(r)
                         seen.update(friend)
-                        near |= liberties_of(b, friend)
+                        near |= adjacent(b, nbrs, friend, EMPTY)
             stack = list(libs)
             while stack:                # the empty regions next to the block: its eye space
                 for q in nbrs[stack.pop()]:
@@ -216,8 +216,9 @@ class Reader:
         """The block's status if the reading settles it against `dead_now` (the count's present
         judgement): "alive" for a block judged dead that survives the attacker moving first, "dead" for
         one judged alive that is captured with its side moving first; None otherwise (not enclosed)."""
-        if self.local_points(block) is None:
+        points = self.local_points(block)
+        if points is None:
             return None
         if dead_now:
-            return "alive" if self.read(block, attacker_first=True) == LIVE else None
-        return "dead" if self.read(block, attacker_first=False) == KILL else None
+            return "alive" if self.read(block, True, points) == LIVE else None
+        return "dead" if self.read(block, False, points) == KILL else None
