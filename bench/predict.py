@@ -167,8 +167,8 @@ def table(results: list[dict[str, Any]]) -> str:
                      f"{s['cpu_ms_per_position']:7.3f}")
     for r in results:
         s = r["scores"]
-        ties = " / ".join(f"{100 * x:.1f}" for k in (1, 5, 10, 20) for x in [s["top_k_random_ties"][k - 1]])
-        best = " / ".join(f"{100 * x:.1f}" for k in (1, 5, 10, 20) for x in [s["top_k_optimistic"][k - 1]])
+        ties = " / ".join(f"{100 * s['top_k_random_ties'][k - 1]:.1f}" for k in (1, 5, 10, 20))
+        best = " / ".join(f"{100 * s['top_k_optimistic'][k - 1]:.1f}" for k in (1, 5, 10, 20))
         lines.append(f"  {r['label'][:26]:26s} ties at the expert move in {s['tied_positions']} positions "
                      f"(mean {s['mean_tied']:.1f} moves); top-1/5/10/20 ties random {ties}, optimistic {best}")
     phases = [p["moves"] for p in results[0]["scores"]["phases"]]
