@@ -4,7 +4,9 @@ with an SPRT or an opening suite the sequential summary (`sequential`).
 All three are computed from the game records alone (games.jsonl), so a resumed or interrupted
 run reports exactly the games it holds. Win rates are the player's (the engine under test, the
 `-black` engine of the `.dat`), draws counting half; void games (faults without a result) are
-left out of the rate and counted under faults.
+left out of the rate and counted under faults. Unfinished games (two passes left regions open and
+the referee's and the engines' counts differ, bench.game) are scored as recorded, and counted and
+named apart (`<variant>-<game>`, as bench.sgf names their files).
 """
 from __future__ import annotations
 
@@ -50,6 +52,8 @@ class VariantSummary:
     illegal: int              # games lost to an illegal move, either side
     disagreements: int        # area score and referee differ
     move_limit: int           # games stopped at the move limit
+    unfinished: int           # games marked unfinished (scored as recorded)
+    unfinished_games: list    # their ids, `<variant>-<game>`
     playouts: int | None = None
     clock: dict | None = None   # timed games: per role, used and available seconds (all games), losses on time
 
@@ -76,6 +80,7 @@ def summarize(variant: str, records: Iterable[dict], playouts: int | None = None
         if r.get("fault"):
             role = r["fault"]["role"]
             faults_by_role[role] = faults_by_role.get(role, 0) + 1
+    unfinished = [game_id(variant, r) for r in records if r.get("unfinished")]
     return VariantSummary(
         variant=variant, games=len(records),
         wins=sum(1 for s in decided if s == 1.0), losses=sum(1 for s in decided if s == 0.0),
@@ -90,7 +95,13 @@ def summarize(variant: str, records: Iterable[dict], playouts: int | None = None
         illegal=sum(1 for r in records if r.get("end") == "illegal"),
         disagreements=sum(1 for r in records if r.get("disagreement")),
         move_limit=sum(1 for r in records if r.get("end") == "move_limit"),
+        unfinished=len(unfinished), unfinished_games=unfinished,
         playouts=playouts, clock=_clock(records))
+
+
+def game_id(variant: str, record: dict) -> str:
+    """`<variant>-<game>`, the name bench.sgf gives the game's file."""
+    return f"{variant}-{record['game']}"
 
 
 def _clock(records: list[dict]) -> dict | None:
@@ -260,7 +271,7 @@ def sequential_figures(s: Sequential, label: str) -> list[dict]:
 
 def format_table(summaries: list[VariantSummary], title: str = "") -> str:
     header = ("variant", "games", "W-L-D", "win rate", "95% CI", "Elo", "Elo 95% CI",
-              "s/move P", "s/move O", "faults", "illegal", "disagree")
+              "s/move P", "s/move O", "faults", "illegal", "disagree", "unfinished")
     timed = any(s.clock for s in summaries)
     if timed:
         header += ("clock P", "clock O", "lost on time")
@@ -271,7 +282,7 @@ def format_table(summaries: list[VariantSummary], title: str = "") -> str:
             f"[{_pct(s.win_low)}, {_pct(s.win_high)}]" if s.games - s.void else "-",
             _elo(s.elo), f"[{_elo(s.elo_low)}, {_elo(s.elo_high)}]" if s.games - s.void else "-",
             _secs(s.player_seconds_per_move), _secs(s.opponent_seconds_per_move),
-            _faults(s), str(s.illegal), str(s.disagreements))
+            _faults(s), str(s.illegal), str(s.disagreements), str(s.unfinished))
         if timed:
             row += _clock_cells(s.clock)
         rows.append(row)
@@ -282,6 +293,10 @@ def format_table(summaries: list[VariantSummary], title: str = "") -> str:
                                for i, (cell, w) in enumerate(zip(row, widths))).rstrip())
     lines.append("W-L-D and win rate are the player's (draws count half); P player, O opponent, "
                  "R referee; s/move is wall time.")
+    unfinished = [g for s in summaries for g in s.unfinished_games]
+    if unfinished:
+        lines.append("unfinished: two passes left regions open and the counts differ; scored by the "
+                     "harness's count: " + " ".join(unfinished))
     if timed:
         lines.append("clock: seconds used per game and the share of the time available (main time, and "
                      "the byo-yomi the moves in it could use); lost on time: P/O.")
@@ -335,6 +350,8 @@ def figure_dict(summary: VariantSummary, label: str) -> dict:
     text = f"{s.wins}-{s.losses}-{s.draws} of {n}"
     if n:
         text += f", {100 * s.win_rate:.1f}% [{100 * s.win_low:.1f}, {100 * s.win_high:.1f}]"
+    if s.unfinished:
+        text += f"; {s.unfinished} unfinished"
     return {"key": s.variant, "label": label, "value": s.win_rate if n else None,
             "low": s.win_low if n else None, "high": s.win_high if n else None, "n": n,
             "unit": "win rate", "text": text}

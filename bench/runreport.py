@@ -1,6 +1,7 @@
 """What a match run reports, from its records and its engines as probed: summary.txt and summary.json
-(the table, each variant's test or pair counts, the figures), a gogui-twogtp `.dat` file per variant,
-winrate.png, and the progress line shown as the games come in. The pieces are bench.report's."""
+(the table, the unfinished games by id, each variant's test or pair counts, the figures), a
+gogui-twogtp `.dat` file per variant, winrate.png, and the progress line shown as the games come in.
+The pieces are bench.report's."""
 from __future__ import annotations
 
 from bench import report

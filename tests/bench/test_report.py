@@ -1,7 +1,9 @@
 import math
 
-from bench.report import (DAT_COLUMNS, DAT_KEYS, format_table, invert_result, plot, read_dat,
-                          summarize, write_dat)
+import json
+
+from bench.report import (DAT_COLUMNS, DAT_KEYS, figure_dict, format_table, invert_result, plot, read_dat,
+                          summarize, summary_dict, write_dat)
 
 
 def record(game, winner, alternated, **extra):
@@ -83,6 +85,28 @@ def test_summary_counts_wins_draws_voids_faults_and_time_per_move():
     table = format_table([s], "title")
     assert table.splitlines()[0] == "title"
     assert "2-1-1" in table and "62.5%" in table and "1 (O1)" in table
+
+
+def test_unfinished_games_are_counted_and_named_and_scored_as_recorded():
+    # Game 3: two passes left regions open and the counts differed (bench.game marks it); its recorded
+    # result, a loss of the player, still counts.
+    open_board = dict(open_points=6, unfinished=True, disagreement=True)
+    records = [record(0, "b", False), record(3, "w", False, **open_board), record(5, "b", True, **open_board),
+               record(7, "b", False, open_points=4)]           # open, but every count agreed: finished
+    s = summarize("main", records)
+    plain = summarize("main", [{k: v for k, v in r.items() if k not in open_board} for r in records])
+    assert (s.wins, s.losses, s.win_rate) == (plain.wins, plain.losses, plain.win_rate) == (2, 2, 0.5)
+    assert s.unfinished == 2 and s.unfinished_games == ["main-3", "main-5"]
+    assert plain.unfinished == 0 and plain.unfinished_games == []
+    lines = format_table([s, summarize("other", [record(0, "b", False)])], "title").splitlines()
+    assert lines[1].endswith(" unfinished")                         # the last column of an untimed table
+    assert lines[2].split()[-1] == "2" and lines[3].split()[-1] == "0"
+    assert [ln.split(": ")[-1] for ln in lines if ln.startswith("unfinished")] == ["main-3 main-5"]
+    assert not any(ln.startswith("unfinished") for ln in format_table([plain]).splitlines())
+    assert figure_dict(s, "x")["text"].endswith("; 2 unfinished")
+    assert "unfinished" not in figure_dict(plain, "x")["text"]
+    entry = json.loads(json.dumps(summary_dict(s)))
+    assert entry["unfinished"] == 2 and entry["unfinished_games"] == ["main-3", "main-5"]
 
 
 def test_summary_of_no_games_and_the_plot(tmp_path):

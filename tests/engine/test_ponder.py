@@ -136,6 +136,22 @@ def test_interrupt_ends_an_unlimited_analysis_and_a_long_genmove():
     assert player.analyze(WHITE, playouts=100) == 100
 
 
+
+# Every command that searches, each called as its GTP command calls it.
+SEARCHES = {"genmove": lambda p: p.genmove(BLACK), "genmove_cleanup": lambda p: p.genmove_cleanup(BLACK),
+            "reg_genmove": lambda p: p.reg_genmove(BLACK),
+            "restricted_genmove": lambda p: p.restricted_genmove(BLACK, [p.game.board.point(4, 4)]),
+            "analyze": lambda p: p.analyze(BLACK, playouts=200)}
+
+
+@pytest.mark.parametrize("name", SEARCHES)
+def test_an_interrupt_left_by_the_last_command_cuts_no_next_search_short(name):
+    player = make_player(ponder=False)
+    player.interrupt()                          # what an interrupted genmove or view leaves set
+    SEARCHES[name](player)
+    assert player.search.root_visits() == 200   # a fresh tree: the search ran its whole budget
+
+
 class ClockedSearch:
     """A stand-in search on a hand-driven clock: each slice adds `rate` playouts a second, `split` of
     them to the best child and the rest to the second, on top of the visits the tree already holds

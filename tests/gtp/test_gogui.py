@@ -187,11 +187,26 @@ def test_interrupt_line_stops_genmove_with_a_move(slow_engine, record_property):
     m = re.fullmatch(r"=1 (\S+)\n\n", reply)
     assert m and GENMOVE.fullmatch(m.group(1)) and m.group(1) != "resign"
     assert slow_engine.ok("printsgf").count(";B[") == 1               # the move was played
-    slow_engine.write(b"tesuji-visits\n")                             # a view can be interrupted too
-    slow_engine.write(b"# interrupt\n")                               # read only once the view runs
+    # A view can be interrupted too. The `# interrupt` is read as soon as the view's job has started,
+    # often before its first playout: the view then draws the tree it holds, whose root (the played
+    # move's node, reused) has no children when genmove's full node store never expanded it. So a
+    # view of a set size gives that root visited moves first, and the interrupted one, which only
+    # the interrupt can end, deepens the same tree.
+    slow_engine.ok("tesuji-param gtp.view_playouts 50")
+    first = slow_engine.ok("tesuji-visits")
+    assert first.startswith("INFLUENCE ") and is_gfx(first)
+    slow_engine.ok("tesuji-param gtp.view_playouts 1000000000")
+    slow_engine.write(b"tesuji-visits\n")
+    slow_engine.write(b"# interrupt\n")
     reply = slow_engine.read_reply()
     assert reply.startswith("= INFLUENCE ") and is_gfx(reply[2:-2])
+    assert playouts(reply) >= playouts(first)                         # the same tree, kept
     assert slow_engine.ok("name") == "Tesuji"
+
+
+def playouts(view: str) -> int:
+    """The root's playouts in a search view's status line."""
+    return int(re.search(r"(\d+) playouts", view).group(1))
 
 
 def test_live_graphics_during_genmove(slow_engine):
