@@ -35,21 +35,21 @@ $(PACHI):
 
 # The engine as it was at COMMIT, the other side of an A/B match against the present one: that commit's files
 # (git archive, no worktree) in $(BASE_DIR)/<full hash>/, its extensions built in place, and a `tesuji` script
-# there that runs its GTP front end. $(BASE) links to the newest build; configs name it {base}, and
-# BASE=PATH or --program base=PATH (the path printed here, hash and all) picks a build.
+# there that runs its GTP front end with the interpreter that built it. $(BASE) links to the newest build;
+# configs name it {base}, and BASE=PATH or --program base=PATH (the path printed here) picks another.
 base:
 	@test -n "$(COMMIT)" || { echo "make base: name the commit to build, e.g. make base COMMIT=HEAD~" >&2; exit 2; }
 	@set -e; rev=$$(git rev-parse --verify --quiet "$(COMMIT)^{commit}") \
 	  || { echo "make base: $(COMMIT) is not a commit of this repository" >&2; exit 2; }; \
 	dir=$(BASE_DIR)/$$rev; \
-	if [ ! -x $$dir/tesuji ]; then \
+	if [ ! -d $$dir ]; then \
 	  rm -rf $$dir.tmp; mkdir -p $$dir.tmp; git archive $$rev | tar -x -C $$dir.tmp; \
 	  (cd $$dir.tmp && $(PYTHON) setup.py --quiet build_ext --inplace -j 2); \
-	  rm -rf $$dir; mv $$dir.tmp $$dir; \
-	  printf '#!/bin/sh\n# Tesuji at commit %s\ncd %s && exec %s -m gtp.cli "$$@"\n' \
-	    $$rev $$dir "$$(command -v $(PYTHON))" > $$dir/tesuji; \
-	  chmod +x $$dir/tesuji; \
+	  mv $$dir.tmp $$dir; \
 	fi; \
+	printf '#!/bin/sh\n# Tesuji at commit %s\ncd %s && exec %s -m gtp.cli "$$@"\n' \
+	  $$rev $$dir "$$($(PYTHON) -c 'import sys; print(sys.executable)')" > $$dir/tesuji; \
+	chmod +x $$dir/tesuji; \
 	ln -sfn $$rev/tesuji $(BASE_DIR)/tesuji; \
 	echo "--program base=$$dir/tesuji"
 
