@@ -6,10 +6,12 @@ DATA ?= ../shared/data
 PACHI_SOURCE ?= ../shared/tools/pachi
 PACHI_DIR ?= $(HOME)/.cache/pachi
 PACHI ?= $(PACHI_DIR)/pachi-12.90/pachi
+BASE_DIR ?= $(HOME)/.cache/tesuji/base
+BASE ?= $(BASE_DIR)/tesuji
 MATCH_CONFIG ?= bench/configs/match/quick.yaml
 LEAGUE_CONFIG ?= bench/configs/league/9x9.yaml
 
-.PHONY: install deps gnugo pachi build test default-config match bench-league bench-speed bench-engine-speed bench-prior-cost bench-predict bench-fbt bench-fbt-runs bench-tactics bench-regress check-rules train train-fbt clean \
+.PHONY: install deps gnugo pachi base build test default-config match bench-league bench-speed bench-engine-speed bench-prior-cost bench-predict bench-fbt bench-fbt-runs bench-tactics bench-regress check-rules train train-fbt clean \
   train-dtree train-spt train-pbn train-fbt-kgs train-fbt-s02 train-mm-kgs train-dtree-sets train-spt-thesis train-cited
 
 install: deps gnugo build
@@ -31,6 +33,26 @@ pachi: $(PACHI)
 $(PACHI):
 	$(PACHI_SOURCE)/build.sh $(PACHI_DIR)
 
+# The engine as it was at COMMIT, the other side of an A/B match against the present one: that commit's files
+# (git archive, no worktree) in $(BASE_DIR)/<full hash>/, its extensions built in place, and a `tesuji` script
+# there that runs its GTP front end with the interpreter that built it. $(BASE) links to the newest build;
+# configs name it {base}, and BASE=PATH or --program base=PATH (the path printed here) picks another.
+base:
+	@test -n "$(COMMIT)" || { echo "make base: name the commit to build, e.g. make base COMMIT=HEAD~" >&2; exit 2; }
+	@set -e; rev=$$(git rev-parse --verify --quiet "$(COMMIT)^{commit}") \
+	  || { echo "make base: $(COMMIT) is not a commit of this repository" >&2; exit 2; }; \
+	dir=$(BASE_DIR)/$$rev; \
+	if [ ! -d $$dir ]; then \
+	  rm -rf $$dir.tmp; mkdir -p $$dir.tmp; git archive $$rev | tar -x -C $$dir.tmp; \
+	  (cd $$dir.tmp && $(PYTHON) setup.py --quiet build_ext --inplace -j 2); \
+	  mv $$dir.tmp $$dir; \
+	fi; \
+	printf '#!/bin/sh\n# Tesuji at commit %s\ncd %s && exec %s -m gtp.cli "$$@"\n' \
+	  $$rev $$dir "$$($(PYTHON) -c 'import sys; print(sys.executable)')" > $$dir/tesuji; \
+	chmod +x $$dir/tesuji; \
+	ln -sfn $$rev/tesuji $(BASE_DIR)/tesuji; \
+	echo "--program base=$$dir/tesuji"
+
 # The Cython extensions, in place, and the `tesuji` console command.
 build: deps
 	$(PYTHON) setup.py --quiet build_ext --inplace -j 2
@@ -45,11 +67,11 @@ default-config:
 	$(PYTHON) -m engine.config --write-default
 
 match: install
-	$(PYTHON) -m bench.match $(MATCH_CONFIG) --program pachi=$(PACHI)
+	$(PYTHON) -m bench.match $(MATCH_CONFIG) --program pachi=$(PACHI) --program base=$(BASE)
 
 # A round robin of engine variants rated by Bradley-Terry Elo (hours: 600 games for the 9x9 league).
 bench-league: install
-	$(PYTHON) -m bench.league $(LEAGUE_CONFIG) --jobs 2 --program pachi=$(PACHI)
+	$(PYTHON) -m bench.league $(LEAGUE_CONFIG) --jobs 2 --program pachi=$(PACHI) --program base=$(BASE)
 
 bench-speed: install
 	$(PYTHON) -m bench.speed

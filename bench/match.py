@@ -10,7 +10,8 @@ Games run in parallel through a concurrent.futures executor: a local process poo
 workers, or a Dask distributed cluster with --scheduler ADDRESS (its workers need this package and
 the engines' commands; bench.executors). Each engine is started once before the first game, and one
 that cannot play stops the run (bench.probe). An engine built outside the project is named by a
-placeholder, `{pachi}`, whose path --program pachi=PATH gives (bench.programs; a missing program stops
+placeholder, `{pachi}`, whose path --program pachi=PATH gives, and the engine at an earlier commit as
+`{base}` (`make base COMMIT=REV`), for an A/B match of a change (bench.programs; a missing program stops
 the run before its first game). The run folder (default bench/results/match/<name>/, see
 bench.records) gets:
 

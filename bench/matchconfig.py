@@ -43,8 +43,8 @@ variants:                   # optional sweep: each variant plays `games` games a
 
 In commands and setup lines `{seed}` and `{game}` are replaced by the game's seed and index, so that
 engines that are deterministic for a fixed seed (GnuGo, and ours at fixed playouts) play different games.
-A program built outside the project is named by a placeholder, `{pachi}`, replaced by its path when the
-config is read (bench.programs: a default path, `--program pachi=PATH` overrides it); the run checks the
+A program built outside the project is named by a placeholder, `{pachi}` (or `{base}`, the engine at an
+earlier commit), replaced by its path when the config is read (bench.programs: a default path, `--program pachi=PATH` overrides it); the run checks the
 program is there before its first game.
 """
 from __future__ import annotations

@@ -5,6 +5,10 @@ rather than a path. Each name has a default path and says how to build it; `--pr
 bench.league, bench.engine_speed; the Makefile's `PACHI=PATH`) overrides the default. A config loads without
 the program; a run that uses a program that is not there stops before its first game with an error naming
 the setting and how to build it.
+
+`base` is the engine itself at an earlier commit (`make base COMMIT=REV`), the other side of an A/B match of a
+change. A path that is a link is followed, so a run records the build it played (for `base`, the path with the
+commit's hash), and a resumed run refuses a link that has since moved to another build.
 """
 from __future__ import annotations
 
@@ -25,6 +29,9 @@ class Program:
 PROGRAMS = {
     "pachi": Program("~/.cache/pachi/pachi-12.90/pachi",
                      "build it with `make pachi` (../shared/tools/pachi/build.sh into ~/.cache/pachi)"),
+    "base": Program("~/.cache/tesuji/base/tesuji",
+                    "build it with `make base COMMIT=<rev>` (that commit's engine in ~/.cache/tesuji/base/<hash>/, "
+                    "linked from ~/.cache/tesuji/base/tesuji)"),
 }
 PLACEHOLDER_RE = re.compile(r"\{([a-z][a-z0-9_]*)\}")
 
@@ -42,7 +49,7 @@ def add_option(parser: argparse.ArgumentParser) -> None:
 
 
 def paths(overrides: Iterable[str] = ()) -> dict[str, str]:
-    """Every program's path: the defaults, with `NAME=PATH` overrides."""
+    """Every program's path, links followed: the defaults, with `NAME=PATH` overrides."""
     out = {name: p.default for name, p in PROGRAMS.items()}
     for item in overrides:
         name, sep, path = item.partition("=")
@@ -51,7 +58,7 @@ def paths(overrides: Iterable[str] = ()) -> dict[str, str]:
         if name not in PROGRAMS:
             raise ProgramError(f"--program: no program named {name!r} (known: {', '.join(PROGRAMS)})")
         out[name] = path
-    return {name: os.path.expanduser(path) for name, path in out.items()}
+    return {name: os.path.realpath(os.path.expanduser(path)) for name, path in out.items()}
 
 
 def used(text: str) -> list[str]:

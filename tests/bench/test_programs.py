@@ -1,5 +1,6 @@
 """External programs named by placeholder ({pachi}) in match and league configs: the path setting, and the
 clear error of a program that is not there."""
+import os
 import shlex
 import sys
 import textwrap
@@ -42,6 +43,15 @@ def test_paths_default_to_the_home_cache_and_take_overrides():
         programs.paths(["pachy=/x"])
 
 
+def test_a_path_that_is_a_link_is_followed_to_the_build_it_names(tmp_path):
+    build = tmp_path / "0123abcd" / "tesuji"
+    build.parent.mkdir()
+    build.write_text("#!/bin/sh\n")
+    (tmp_path / "tesuji").symlink_to("0123abcd/tesuji")
+    assert programs.paths([f"base={tmp_path / 'tesuji'}"])["base"] == str(build.resolve())
+    assert programs.paths()["base"] == os.path.realpath(Path.home() / ".cache/tesuji/base/tesuji")
+
+
 def test_resolve_fills_in_the_programs_path_quoted_and_leaves_the_game_placeholders():
     command = programs.resolve("{pachi} -s {seed} -t =100", {"pachi": "/opt/my engines/pachi"})
     assert shlex.split(command) == ["/opt/my engines/pachi", "-s", "{seed}", "-t", "=100"]
@@ -63,7 +73,7 @@ def test_an_unknown_placeholder_is_an_error_naming_the_key(tmp_path):
         player: {GNUGO}
         opponent: "{{pachy}} -t =100"
     """)
-    known = r"\(known: \{seed\}, \{game\}, \{pachi\}\)"
+    known = r"\(known: \{seed\}, \{game\}, \{pachi\}, \{base\}\)"
     with pytest.raises(ConfigError, match=r"opponent: unknown placeholder \{pachy\} " + known):
         load_config(path)
 
@@ -77,6 +87,17 @@ def test_a_missing_program_stops_the_match_before_any_engine_starts(tmp_path, ca
     assert f"program 'pachi': no executable at {missing}" in error
     assert "--program pachi=PATH" in error and "make PACHI=PATH" in error and "`make pachi`" in error
     assert not (out / "run.json").exists() and not (out / "games.jsonl").exists()
+
+
+def test_a_missing_earlier_build_of_the_engine_names_its_setting_and_make_base(tmp_path, capsys):
+    config = Path(__file__).resolve().parents[2] / "bench/configs/match/ladder-sprt-9x9.yaml"
+    missing = tmp_path / "base" / "tesuji"
+    out = tmp_path / "run"
+    assert match.main([str(config), "--program", f"base={missing}", "--out", str(out), "--no-progress"]) == 2
+    error = capsys.readouterr().err
+    assert f"program 'base': no executable at {missing}" in error
+    assert "--program base=PATH" in error and "make BASE=PATH" in error and "`make base COMMIT=<rev>`" in error
+    assert not (out / "run.json").exists()
 
 
 def test_a_bad_program_option_is_a_clear_error(tmp_path, capsys):
