@@ -1,4 +1,4 @@
-# engine/ladder.pyx: the deep ladder reader declared in ladder.pxd, and its Python face for tests and benches.
+# engine/ladder.pyx: the ladder reader declared in ladder.pxd, and its Python face for tests and benches.
 from libc.stdlib cimport free, malloc
 
 from engine cimport board
@@ -39,7 +39,7 @@ cdef bint attacker_catches(Ladder* r, const BoardState* b, point_t stone, int de
         lib = b.groups[g].libs[i]
         if not board.is_legal(b, lib, a):
             continue
-        nb[0] = b[0]
+        board.copy_state(nb, b)
         board.play(nb, lib, a)
         if nb.groups[nb.group[stone]].n_libs == 1 and defender_caught(r, nb, stone, depth + 1):
             return True
@@ -74,7 +74,7 @@ cdef bint defender_caught(Ladder* r, const BoardState* b, point_t stone, int dep
             tried[n_tried] = cap
             n_tried += 1
             if board.is_legal(b, cap, d):
-                nb[0] = b[0]
+                board.copy_state(nb, b)
                 board.play(nb, cap, d)
                 if not attacker_catches(r, nb, stone, depth + 1):
                     return False
@@ -82,7 +82,7 @@ cdef bint defender_caught(Ladder* r, const BoardState* b, point_t stone, int dep
     # Extend from atari.
     cap = b.groups[g].libs[0]
     if not board.in_list(tried, n_tried, cap) and board.is_legal(b, cap, d):
-        nb[0] = b[0]
+        board.copy_state(nb, b)
         board.play(nb, cap, d)
         if not attacker_catches(r, nb, stone, depth + 1):
             return False
@@ -107,10 +107,7 @@ cdef bint is_attack_working(Ladder* r, const BoardState* b, point_t stone) noexc
     return attacker_catches(r, b, stone, 0)
 
 
-cdef class _Reader:
-    """Owns one Ladder stack for the Python-level helpers below."""
-    cdef Ladder r
-
+cdef class LadderReader:
     def __cinit__(self):
         if ladder_init(&self.r) != 0:
             raise MemoryError("ladder reader stack")
@@ -119,7 +116,7 @@ cdef class _Reader:
         ladder_free(&self.r)
 
 
-cdef _Reader _reader = _Reader()
+cdef LadderReader _reader = LadderReader()
 
 
 def _stone_group(Board b, int point, int n_libs):
