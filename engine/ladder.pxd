@@ -3,14 +3,15 @@
 #
 # A ladder is the fight where the attacker plays only ataris and the defender only extends from atari
 # or captures an attacking block that is itself in atari. The reader searches depth-first over both
-# ataris and every escape (extension, or capture of an attacker in atari), on board copies kept in a
-# preallocated stack (`Ladder`), so it runs without the GIL and allocates nothing. When a bound is hit
-# the answer is "not caught": a caller acts only on proven ladders.
+# ataris and every escape (extension, or capture of an attacker in atari), on boards kept in a
+# preallocated stack (`Ladder`), so it runs without the GIL and allocates nothing; a plain ladder is
+# read on one copy of the board. When a bound is hit the answer is "not caught": a caller acts only on
+# proven ladders.
 #
 # The move features (priors.features) read once per candidate at expansion, on their own stack. The
 # playout policy asks on nearly every move when its ladder rule is on; each search thread owns a stack,
-# and the inline questions below first answer what a liberty count settles, and leave blocks of more
-# than LADDER_MAX_STONES stones unread.
+# and is_ladder_atari below first answers what a liberty count settles. Blocks of more than
+# LADDER_MAX_STONES stones are left unread in the playouts.
 from engine cimport board
 from engine.board cimport BoardState, point_t, color_t
 
@@ -22,7 +23,7 @@ cdef enum:
 
 
 cdef struct Ladder:
-    BoardState* stack          # LADDER_MAX_DEPTH board copies, one per ply
+    BoardState* stack          # LADDER_MAX_DEPTH + 1 boards: the position read, then one per ply at most
     int nodes                  # defender positions visited by the current reading
     bint bounded               # the current reading hit a bound
 
@@ -34,6 +35,11 @@ cdef bint is_caught(Ladder* r, const BoardState* b, point_t stone) noexcept nogi
 cdef bint is_attack_working(Ladder* r, const BoardState* b, point_t stone) noexcept nogil
     # The group at `stone` has two liberties and the opponent moves next: True if an atari starts a
     # ladder that captures it.
+cdef bint is_caught_after(Ladder* r, const BoardState* b, point_t p, color_t c, point_t stone) noexcept nogil
+    # After c plays p (legal), the block at stone (either colour) is caught in a ladder, the other colour
+    # to move: the move is a working ladder atari (the block then in atari), or an extension to two
+    # liberties that runs into one. False without reading for a block of more than LADDER_MAX_STONES
+    # stones.
 
 
 cdef class LadderReader:
@@ -41,23 +47,7 @@ cdef class LadderReader:
     cdef Ladder r
 
 
-# --- the playout policy's questions -------------------------------------------------------------------
-
-cdef inline bint is_caught_after(Ladder* r, const BoardState* b, point_t p, color_t c,
-                                 point_t stone) noexcept nogil:
-    """After c plays p (legal), the block at stone (either colour) is caught in a ladder, the other
-    colour to move: the move is a working ladder atari (the block then in atari), or an extension to
-    two liberties that runs into one. False without reading for a block of more than LADDER_MAX_STONES
-    stones."""
-    cdef BoardState s
-    if b.groups[b.group[stone]].n_stones > LADDER_MAX_STONES:
-        return False
-    board.copy_state(&s, b)
-    board.play(&s, p, c)
-    if s.color[stone] != c:
-        return is_caught(r, &s, stone)
-    return is_attack_working(r, &s, stone)
-
+# --- the playout policy's question --------------------------------------------------------------------
 
 cdef inline bint is_ladder_atari(Ladder* r, const BoardState* b, point_t x, color_t a, point_t g) noexcept nogil:
     """a's atari at x on the other colour's block g of two liberties catches it in a ladder. The policy
