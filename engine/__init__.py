@@ -9,8 +9,8 @@ searches, live with it in `tactics/`. Knows nothing of the GTP protocol beyond v
 - `rng.pxd`      PCG32 random numbers, one state per thread
 - `coords`       vertex names (`D4`, `pass`) <-> points, with one point in every notation
 - `board`        rules: stones, groups, liberties, captures, ko, Zobrist hashing, 3x3 codes, area scoring
-- `ladder`       ladder reading: the playout policy's one-line reader (inline) and the move features'
-                 bounded depth-first reader
+- `ladder`       ladder reading: one bounded depth-first reader, for the move features and the playout
+                 policy's ladder rules
 - `policy_eyes.pxd`, `policy_replies.pxd`  inline helpers of the playout policy: small eye spaces (nakade
                  vital points, dead shapes, useful self-ataris) and the last good replies
 - `playout`      the fast playout policy (captures, escapes, 3x3 shapes, self-atari and eye filters, and

@@ -1,4 +1,4 @@
-# engine/ladder.pyx: the deep ladder reader declared in ladder.pxd, and its Python face for tests and benches.
+# engine/ladder.pyx: the ladder reader declared in ladder.pxd, and its Python face for tests and benches.
 from libc.stdlib cimport free, malloc
 
 from engine cimport board
@@ -6,7 +6,7 @@ from engine.board cimport BLACK, WHITE, Board, BoardState, color_t, point_t
 
 
 cdef int ladder_init(Ladder* r) noexcept nogil:
-    r.stack = <BoardState*>malloc(LADDER_MAX_DEPTH * sizeof(BoardState))
+    r.stack = <BoardState*>malloc((LADDER_MAX_DEPTH + 1) * sizeof(BoardState))
     r.nodes = 0
     r.bounded = False
     return 0 if r.stack != NULL else -1
@@ -17,12 +17,26 @@ cdef void ladder_free(Ladder* r) noexcept nogil:
     r.stack = NULL
 
 
-cdef bint attacker_catches(Ladder* r, const BoardState* b, point_t stone, int depth) noexcept nogil:
-    """The defender has just moved; the attacker moves next. True if the group at `stone` is caught."""
-    cdef point_t g = b.group[stone], lib
+# Each position of a reading lives in a slot of the stack, and a node may change its own slot: the node
+# that created it copies afresh for each of its other moves. A node plays its last move in place (no
+# copy) and its other moves on a copy in the next slot, so a plain ladder copies no board at all.
+
+cdef bint escapes_on_extension(const BoardState* b, point_t x, point_t e, color_t d) noexcept nogil:
+    """After the attacker's atari at x on a block with liberties x and e, d's extension at e gets three
+    liberties or more (x, counted now, is then the attacker's; what the atari may capture only adds):
+    the atari fails without reading."""
+    return board.libs_after(b, e, d, 4) - 1 >= 3
+
+
+cdef bint attacker_catches(Ladder* r, int slot, point_t stone, int depth) noexcept nogil:
+    """The defender has just moved in r.stack[slot]; the attacker moves next. True if the group at
+    `stone` is caught."""
+    cdef BoardState* b = &r.stack[slot]
+    cdef point_t g = b.group[stone]
+    cdef point_t tries[2]
     cdef color_t a
     cdef BoardState* nb
-    cdef int i, n
+    cdef int i, n, n_tries = 0
     if g == 0:
         return True                       # the defender's move let its group be taken
     a = 3 - b.color[stone]
@@ -34,34 +48,44 @@ cdef bint attacker_catches(Ladder* r, const BoardState* b, point_t stone, int de
     if depth >= LADDER_MAX_DEPTH:
         r.bounded = True
         return False
-    nb = &r.stack[depth]
     for i in range(2):
-        lib = b.groups[g].libs[i]
-        if not board.is_legal(b, lib, a):
+        if not board.is_legal(b, b.groups[g].libs[i], a):
             continue
-        nb[0] = b[0]
-        board.play(nb, lib, a)
-        if nb.groups[nb.group[stone]].n_libs == 1 and defender_caught(r, nb, stone, depth + 1):
-            return True
+        if escapes_on_extension(b, b.groups[g].libs[i], b.groups[g].libs[1 - i], b.color[stone]):
+            r.nodes += 1                  # the defender's position, as if visited
+            continue
+        tries[n_tries] = b.groups[g].libs[i]
+        n_tries += 1
+    for i in range(n_tries):
+        if i + 1 < n_tries:
+            nb = &r.stack[slot + 1]
+            board.copy_state(nb, b)
+            board.play(nb, tries[i], a)
+            if nb.groups[nb.group[stone]].n_libs == 1 and defender_caught(r, slot + 1, stone, depth + 1):
+                return True
+        else:
+            board.play(b, tries[i], a)
+            return b.groups[b.group[stone]].n_libs == 1 and defender_caught(r, slot, stone, depth + 1)
     return False
 
 
-cdef bint defender_caught(Ladder* r, const BoardState* b, point_t stone, int depth) noexcept nogil:
-    """The group at `stone` is in atari and moves next. True if every escape fails."""
+cdef bint defender_caught(Ladder* r, int slot, point_t stone, int depth) noexcept nogil:
+    """The group at `stone` is in atari in r.stack[slot] and moves next. True if every escape fails."""
+    cdef BoardState* b = &r.stack[slot]
     cdef point_t g = b.group[stone], x, y, cap
     cdef color_t d = b.color[stone]
     cdef color_t a = 3 - d
     cdef point_t tried[16]
     cdef int off[4]
-    cdef int n_tried = 0, k
+    cdef int n_tried = 0, k, i
     cdef BoardState* nb
     r.nodes += 1
     if depth >= LADDER_MAX_DEPTH or r.nodes > LADDER_MAX_NODES:
         r.bounded = True
         return False
-    nb = &r.stack[depth]
     board.nbrs4(b.stride, off)
-    # Capture an attacking group in atari that touches ours (this also gains liberties).
+    # The escapes: capture an attacking group in atari that touches ours (this also gains liberties),
+    # then extend from atari.
     x = g
     while x != 0:
         for k in range(4):
@@ -69,48 +93,65 @@ cdef bint defender_caught(Ladder* r, const BoardState* b, point_t stone, int dep
             if b.color[y] != a or b.groups[b.group[y]].n_libs != 1:
                 continue
             cap = b.groups[b.group[y]].libs[0]
-            if n_tried == 16 or board.in_list(tried, n_tried, cap):
+            if n_tried == 15 or board.in_list(tried, n_tried, cap) or not board.is_legal(b, cap, d):
                 continue
             tried[n_tried] = cap
             n_tried += 1
-            if board.is_legal(b, cap, d):
-                nb[0] = b[0]
-                board.play(nb, cap, d)
-                if not attacker_catches(r, nb, stone, depth + 1):
-                    return False
         x = b.next_stone[x]
-    # Extend from atari.
     cap = b.groups[g].libs[0]
     if not board.in_list(tried, n_tried, cap) and board.is_legal(b, cap, d):
-        nb[0] = b[0]
-        board.play(nb, cap, d)
-        if not attacker_catches(r, nb, stone, depth + 1):
-            return False
+        tried[n_tried] = cap
+        n_tried += 1
+    for i in range(n_tried):
+        if i + 1 < n_tried:
+            nb = &r.stack[slot + 1]
+            board.copy_state(nb, b)
+            board.play(nb, tried[i], d)
+            if not attacker_catches(r, slot + 1, stone, depth + 1):
+                return False
+        else:
+            board.play(b, tried[i], d)
+            return attacker_catches(r, slot, stone, depth + 1)
     return True
+
+
+cdef inline void start(Ladder* r, const BoardState* b) noexcept nogil:
+    r.nodes = 0
+    r.bounded = False
+    board.copy_state(&r.stack[0], b)
 
 
 cdef bint is_caught(Ladder* r, const BoardState* b, point_t stone) noexcept nogil:
     cdef point_t g = b.group[stone]
-    r.nodes = 0
-    r.bounded = False
     if g == 0 or b.groups[g].n_libs != 1:
         return False
-    return defender_caught(r, b, stone, 0)
+    start(r, b)
+    return defender_caught(r, 0, stone, 0)
 
 
 cdef bint is_attack_working(Ladder* r, const BoardState* b, point_t stone) noexcept nogil:
     cdef point_t g = b.group[stone]
-    r.nodes = 0
-    r.bounded = False
     if g == 0 or b.groups[g].n_libs != 2:
         return False
-    return attacker_catches(r, b, stone, 0)
+    start(r, b)
+    return attacker_catches(r, 0, stone, 0)
 
 
-cdef class _Reader:
-    """Owns one Ladder stack for the Python-level helpers below."""
-    cdef Ladder r
+cdef bint is_caught_after(Ladder* r, const BoardState* b, point_t p, color_t c, point_t stone) noexcept nogil:
+    cdef BoardState* s
+    if b.groups[b.group[stone]].n_stones > LADDER_MAX_STONES:
+        return False
+    start(r, b)
+    s = &r.stack[0]
+    board.play(s, p, c)
+    if s.group[stone] == 0:
+        return False
+    if s.color[stone] != c:
+        return s.groups[s.group[stone]].n_libs == 1 and defender_caught(r, 0, stone, 0)
+    return s.groups[s.group[stone]].n_libs == 2 and attacker_catches(r, 0, stone, 0)
 
+
+cdef class LadderReader:
     def __cinit__(self):
         if ladder_init(&self.r) != 0:
             raise MemoryError("ladder reader stack")
@@ -119,7 +160,7 @@ cdef class _Reader:
         ladder_free(&self.r)
 
 
-cdef _Reader _reader = _Reader()
+cdef LadderReader _reader = LadderReader()
 
 
 def _stone_group(Board b, int point, int n_libs):

@@ -8,6 +8,7 @@
 from engine.board cimport BoardState, point_t, color_t, MAX_POINTS
 from engine.rng cimport Rng
 from engine.policy_replies cimport Replies
+from engine.ladder cimport Ladder
 
 cdef enum:
     MAX_PLAYOUT_MOVES = 1000   # hard cap on the record; params.max_moves is the usual limit
@@ -37,15 +38,17 @@ cdef bint shape_move(unsigned short code, color_t c) noexcept nogil
     # Playing the centre of the 3x3 neighbourhood with this pat3 code is a shape move for c (the
     # MoGo/Gelly patterns the policy plays near the last move).
 
-cdef point_t choose_move(BoardState* b, const PlayoutParams* pp, Rng* rng) noexcept nogil
-    # The policy's move for b.to_play: a legal point, or PASS when no acceptable move is left.
+cdef point_t choose_move(BoardState* b, const PlayoutParams* pp, Rng* rng, Ladder* ladder) noexcept nogil
+    # The policy's move for b.to_play: a legal point, or PASS when no acceptable move is left. ladder: a
+    # reader's stack for the ladder rules (NULL: they are off; give one when pp.ladder_rate > 0).
 
 cdef float run(BoardState* b, const PlayoutParams* pp, Rng* rng, PlayoutRecord* rec,
-               const Replies* replies) noexcept nogil
+               const Replies* replies, Ladder* ladder) noexcept nogil
     # Play b to the end (two passes, or pp.max_moves capped at MAX_PLAYOUT_MOVES; 0 means 3 * size * size)
     # and return playout_score (black - white - komi). b is changed in place (callers pass a copy); rec,
     # if not NULL, gets every move played (passes included) from rec.moves[0], and rec.n_moves is set.
-    # replies: the search thread's last good replies for the reply rule (NULL: the rule is off).
+    # replies: the search thread's last good replies for the reply rule (NULL: the rule is off); ladder:
+    # the thread's ladder reader (NULL: the ladder rules are off).
 
 cpdef PlayoutParams make_params(object p, int size) except *
     # The C parameters for an engine.params.PlayoutParams on a size x size board: max_moves 0 becomes

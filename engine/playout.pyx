@@ -18,7 +18,7 @@ Each move takes the first rule that yields an acceptable candidate (each rule fi
    the forced answers of rules 2 and 3 (tried first, before them, it lost more at equal playouts).
 5. ladder*: the last move's group has two liberties and an atari catches it in a ladder: play that
    atari; an own group next to the last move has two liberties and the opponent's atari would
-   catch it: extend (Pachi's 2-liberty check with its ladder test; the line reader of engine/ladder.pxd).
+   catch it: extend (Pachi's 2-liberty check with its ladder test; the reader of engine/ladder.pxd).
 6. nakade*: an empty region next to the last move is an eye space of 3 to 6 points with a vital
    point: take it, whichever side owns it (engine/policy_eyes.pxd).
 7. 3x3 shapes: an empty 8-neighbour of the last two moves matches a MoGo pattern (Gelly et al. 2006:
@@ -49,7 +49,7 @@ from libc.string cimport memset
 from engine cimport board
 from engine.board cimport BoardState, Board, point_t, color_t, EMPTY, BLACK, WHITE, EDGE, PASS, MAX_POINTS
 from engine.policy_eyes cimport is_useful_self_atari, vital_point
-from engine.ladder cimport is_caught_after, is_ladder_atari
+from engine.ladder cimport Ladder, LadderReader, is_caught_after, is_ladder_atari
 from engine.policy_replies cimport Replies, replies_clear, replies_learn, reply_candidates
 from engine.rng cimport Rng, rng_seed, rng_below, rng_percent
 
@@ -400,19 +400,19 @@ cdef inline int add_counter_captures(const BoardState* b, point_t g, color_t c, 
     return n
 
 
-cdef inline bint is_escape(const BoardState* b, point_t lib, color_t c, point_t g, bint ladders) noexcept nogil:
-    """c's extension of the block g in atari on its liberty lib leaves >= 2 liberties (with ladders:
-    and, when exactly two, the block is not then caught in a ladder)."""
+cdef inline bint is_escape(const BoardState* b, point_t lib, color_t c, point_t g, Ladder* ladder) noexcept nogil:
+    """c's extension of the block g in atari on its liberty lib leaves >= 2 liberties (with a ladder
+    reader: and, when exactly two, the block is not then caught in a ladder)."""
     cdef int libs
-    if not ladders:
+    if ladder == NULL:
         return board.libs_after(b, lib, c, 2) >= 2
     libs = board.libs_after(b, lib, c, 3)
-    return libs >= 3 or (libs == 2 and not is_caught_after(b, lib, c, g))
+    return libs >= 3 or (libs == 2 and not is_caught_after(ladder, b, lib, c, g))
 
 
-cdef inline int save_moves(const BoardState* b, color_t c, point_t* cand, bint ladders) noexcept nogil:
+cdef inline int save_moves(const BoardState* b, color_t c, point_t* cand, Ladder* ladder) noexcept nogil:
     """Candidates saving c's groups next to the last move that are in atari: counter-captures, and the
-    extension when it escapes (is_escape)."""
+    extension when it escapes (is_escape; ladder NULL: without reading ladders)."""
     cdef point_t g, lib
     cdef point_t blocks[4]
     cdef int n = 0, i
@@ -421,12 +421,12 @@ cdef inline int save_moves(const BoardState* b, color_t c, point_t* cand, bint l
         g = blocks[i]
         n = add_counter_captures(b, g, c, cand, n)
         lib = b.groups[g].libs[0]
-        if is_escape(b, lib, c, g, ladders):
+        if is_escape(b, lib, c, g, ladder):
             n = add_candidate(cand, n, lib)
     return n
 
 
-cdef inline int ladder_moves(const BoardState* b, color_t c, point_t* cand) noexcept nogil:
+cdef inline int ladder_moves(Ladder* ladder, const BoardState* b, color_t c, point_t* cand) noexcept nogil:
     """The ataris catching the last move's block of two liberties in a ladder, and the extensions of
     c's blocks of two liberties next to the last move that the opponent's atari would catch."""
     cdef point_t last = b.last_move
@@ -438,7 +438,7 @@ cdef inline int ladder_moves(const BoardState* b, color_t c, point_t* cand) noex
     if b.color[last] == o and b.groups[g].n_libs == 2:
         for k in range(2):
             x = b.groups[g].libs[k]
-            if is_ladder_atari(b, x, c, g):
+            if is_ladder_atari(ladder, b, x, c, g):
                 n = add_candidate(cand, n, x)
     for i in range(board.blocks_next_to(b, last, c, 2, blocks)):
         g = blocks[i]
@@ -446,7 +446,7 @@ cdef inline int ladder_moves(const BoardState* b, color_t c, point_t* cand) noex
             x = b.groups[g].libs[k]
             e = b.groups[g].libs[1 - k]
             # extending on x now gives three liberties; the atari on e would catch the block
-            if board.libs_after(b, x, c, 4) == 3 and is_ladder_atari(b, e, o, g):
+            if board.libs_after(b, x, c, 4) == 3 and is_ladder_atari(ladder, b, e, o, g):
                 n = add_candidate(cand, n, x)
     return n
 
@@ -548,12 +548,12 @@ cdef inline int rule_rate(const PlayoutParams* pp, int rule) noexcept nogil:
 
 
 cdef inline int rule_moves(int rule, const BoardState* b, color_t c, point_t* cand, const PlayoutParams* pp,
-                           Rng* rng) noexcept nogil:
+                           Ladder* ladder, Rng* rng) noexcept nogil:
     """The rule's candidates into cand; their count. The save rule reads ladders ladder_rate % of moves."""
     if rule == RULE_SAVE:
-        return save_moves(b, c, cand, fires(rng, pp.ladder_rate))
+        return save_moves(b, c, cand, ladder if ladder != NULL and fires(rng, pp.ladder_rate) else NULL)
     if rule == RULE_LADDER:
-        return ladder_moves(b, c, cand)
+        return ladder_moves(ladder, b, c, cand)
     if rule == RULE_NAKADE:
         return nakade_moves(b, cand)
     return pattern_moves(b, c, cand)
@@ -571,24 +571,25 @@ cdef inline point_t reply_move(BoardState* b, color_t c, const Replies* replies,
 
 
 cdef inline point_t rule_move(int rule, BoardState* b, color_t c, point_t* cand, const PlayoutParams* pp,
-                              const Replies* replies, Rolls* rolls, Rng* rng) noexcept nogil:
+                              const Replies* replies, Ladder* ladder, Rolls* rolls, Rng* rng) noexcept nogil:
     """The rule's permitted move when it fires: the reply rule's in its order (two moves, then one), a
-    random one of the other rules' candidates; NO_POINT otherwise (no replies: the reply rule is off)."""
+    random one of the other rules' candidates; NO_POINT otherwise (no replies: the reply rule is off; no
+    ladder reader: the ladder rule is off)."""
     cdef int n
     if not (b.last_move > 0 or (rule == RULE_PATTERN and b.last_move2 > 0)):
         return board.NO_POINT
-    if rule == RULE_REPLY and replies == NULL:
+    if (rule == RULE_REPLY and replies == NULL) or (rule == RULE_LADDER and ladder == NULL):
         return board.NO_POINT
     if not fires(rng, rule_rate(pp, rule)):
         return board.NO_POINT
     if rule == RULE_REPLY:
         return reply_move(b, c, replies, pp, rolls, rng)
-    n = rule_moves(rule, b, c, cand, pp, rng)
+    n = rule_moves(rule, b, c, cand, pp, ladder, rng)
     return pick_permitted(b, cand, n, c, pp, rolls, rng)
 
 
 cdef point_t choose(BoardState* b, const PlayoutParams* pp, Rng* rng, const KoMemory* ko,
-                    const Replies* replies) noexcept nogil:
+                    const Replies* replies, Ladder* ladder) noexcept nogil:
     """choose_move with the playout's ko memory and the search thread's replies (NULL: none)."""
     cdef color_t c = b.to_play
     cdef Rolls rolls
@@ -612,7 +613,7 @@ cdef point_t choose(BoardState* b, const PlayoutParams* pp, Rng* rng, const KoMe
             if p != board.NO_POINT and is_permitted(b, p, c, pp, &rolls, rng):
                 return p
     for rule in range(RULE_SAVE, RULE_PATTERN + 1):
-        p = rule_move(rule, b, c, cand, pp, replies, &rolls, rng)
+        p = rule_move(rule, b, c, cand, pp, replies, ladder, &rolls, rng)
         if p != board.NO_POINT:
             return p
     if fires(rng, pp.fill_board_rate):
@@ -622,8 +623,8 @@ cdef point_t choose(BoardState* b, const PlayoutParams* pp, Rng* rng, const KoMe
     return random_move(b, c, pp, &rolls, rng)
 
 
-cdef point_t choose_move(BoardState* b, const PlayoutParams* pp, Rng* rng) noexcept nogil:
-    return choose(b, pp, rng, NULL, NULL)
+cdef point_t choose_move(BoardState* b, const PlayoutParams* pp, Rng* rng, Ladder* ladder) noexcept nogil:
+    return choose(b, pp, rng, NULL, NULL, ladder)
 
 
 cdef inline void start_ko_memory(const BoardState* b, KoMemory* ko) noexcept nogil:
@@ -635,7 +636,7 @@ cdef inline void start_ko_memory(const BoardState* b, KoMemory* ko) noexcept nog
 
 
 cdef float run(BoardState* b, const PlayoutParams* pp, Rng* rng, PlayoutRecord* rec,
-               const Replies* replies) noexcept nogil:
+               const Replies* replies, Ladder* ladder) noexcept nogil:
     cdef int max_moves = pp.max_moves
     cdef int i = 0
     cdef point_t p
@@ -648,7 +649,7 @@ cdef float run(BoardState* b, const PlayoutParams* pp, Rng* rng, PlayoutRecord* 
         max_moves = MAX_PLAYOUT_MOVES
     while i < max_moves and b.n_passes < 2:
         c = b.to_play
-        p = choose(b, pp, rng, &ko, replies)
+        p = choose(b, pp, rng, &ko, replies, ladder)
         board.play(b, p, c)
         remember_ko(b, &ko)
         if rec != NULL:
@@ -704,6 +705,15 @@ cdef Board _check_board(object b):
     return <Board>b
 
 
+cdef LadderReader _reader_for(const PlayoutParams* pp):
+    """A ladder reader when the policy reads ladders, else None."""
+    return LadderReader() if pp.ladder_rate > 0 else None
+
+
+cdef inline Ladder* _stack(LadderReader reader):
+    return &reader.r if reader is not None else NULL
+
+
 cdef uint64_t _check_seed(object seed) except? 0:
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
         raise TypeError(f"seed must be an integer, got {seed!r}")
@@ -720,6 +730,8 @@ def run_playouts(board: Board, params: PyPlayoutParams, n: int, seed: int = 1) -
     cdef long long i, count, wins = 0, length = 0
     cdef double total = 0.0
     cdef float score
+    cdef LadderReader reader = _reader_for(&pp)
+    cdef Ladder* ladder = _stack(reader)
     if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 0:
         raise ValueError(f"n must be an integer >= 0, got {n!r}")
     count = n
@@ -728,7 +740,7 @@ def run_playouts(board: Board, params: PyPlayoutParams, n: int, seed: int = 1) -
     with nogil:
         for i in range(count):
             s = bd.s
-            score = run(&s, &pp, &rng, NULL, NULL)
+            score = run(&s, &pp, &rng, NULL, NULL, ladder)
             total += score
             wins += score > 0
             length += s.move_number - bd.s.move_number
@@ -749,6 +761,8 @@ def mean_ownership(position: Board, params: PyPlayoutParams, n: int, seed: int =
     cdef int total[MAX_POINTS]
     cdef long long i, count
     cdef int p, r, c, size = bd.s.size
+    cdef LadderReader reader = _reader_for(&pp)
+    cdef Ladder* ladder = _stack(reader)
     if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 0:
         raise ValueError(f"n must be an integer >= 0, got {n!r}")
     count = n
@@ -757,7 +771,7 @@ def mean_ownership(position: Board, params: PyPlayoutParams, n: int, seed: int =
     with nogil:
         for i in range(count):
             s = bd.s
-            run(&s, &pp, &rng, NULL, NULL)
+            run(&s, &pp, &rng, NULL, NULL, ladder)
             board.area_owner(&s, owner)
             for p in range(MAX_POINTS):
                 if owner[p] == BLACK:
@@ -782,9 +796,11 @@ def run_playout(board: Board, params: PyPlayoutParams, seed: int = 1) -> tuple:
     cdef PlayoutRecord rec
     cdef Board out = bd.copy()
     cdef float score
+    cdef LadderReader reader = _reader_for(&pp)
+    cdef Ladder* ladder = _stack(reader)
     rng_seed(&rng, _check_seed(seed), RNG_STREAM)
     with nogil:
-        score = run(&out.s, &pp, &rng, &rec, NULL)
+        score = run(&out.s, &pp, &rng, &rec, NULL, ladder)
     return out, score, [rec.moves[i] for i in range(rec.n_moves)]
 
 
@@ -845,6 +861,7 @@ def playout_move(board: Board, params: PyPlayoutParams, seed: int = 1, moves: tu
     cdef Rng rng
     cdef BoardState s = bd.s
     cdef KoMemory ko
+    cdef LadderReader reader = _reader_for(&pp)
     _play_moves(&s, &ko, moves)
     rng_seed(&rng, _check_seed(seed), RNG_STREAM)
-    return choose(&s, &pp, &rng, &ko, replies.r if replies is not None else NULL)
+    return choose(&s, &pp, &rng, &ko, replies.r if replies is not None else NULL, _stack(reader))

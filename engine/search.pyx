@@ -42,6 +42,7 @@ from posix.time cimport clock_gettime, timespec, CLOCK_MONOTONIC
 from engine cimport report
 from engine.board cimport (Board, BoardState, point_t, color_t, point_at, is_legal, is_one_point_eye,
                            play, owner, area_score, EMPTY, BLACK, WHITE, PASS, MAX_POINTS)
+from engine.ladder cimport Ladder, ladder_free, ladder_init
 from engine.playout cimport PlayoutParams, PlayoutRecord, MAX_PLAYOUT_MOVES, choose_move, make_params
 from engine.playout cimport run as play_out
 from engine.policy_replies cimport Replies, replies_clear, replies_learn
@@ -83,6 +84,12 @@ cdef struct Worker:         # one search thread's private state
     int16_t first[MAX_POINTS]   # AMAF: index in seq of a point's first play in the current suffix
     int32_t own[MAX_POINTS]     # final boards: black-owned minus white-owned, per point
     Replies* replies            # last good replies of this thread's simulations (NULL: reply rule off)
+    Ladder ladder               # this thread's ladder reader (stack NULL: the ladder rules are off)
+
+
+cdef inline Ladder* ladder_of(Worker* w) noexcept nogil:
+    """The thread's ladder reader for the playout policy, NULL when its ladder rules are off."""
+    return &w.ladder if w.ladder.stack != NULL else NULL
 
 
 cdef struct Counters:       # written by every thread after every simulation: on cache lines of their own,
@@ -172,6 +179,8 @@ cdef class Search:
                 if self.workers[i].replies == NULL:
                     raise MemoryError("cannot allocate the reply tables")
                 replies_clear(self.workers[i].replies)
+            if playout.ladder_rate > 0 and ladder_init(&self.workers[i].ladder) != 0:
+                raise MemoryError("cannot allocate the ladder readers")
         self.has_root = False
         self.error = None
 
@@ -180,6 +189,7 @@ cdef class Search:
         if self.workers != NULL:
             for i in range(self.n_threads):
                 free(self.workers[i].replies)
+                ladder_free(&self.workers[i].ladder)
         free(self.workers)
         free(self.history)
 
@@ -386,7 +396,7 @@ cdef class Search:
         if b.n_passes >= 2:
             score = area_score(b)       # both passed in the tree: the game is over
         else:
-            score = play_out(b, &self.pp, &w.rng, &w.rec, w.replies)
+            score = play_out(b, &self.pp, &w.rng, &w.rec, w.replies, ladder_of(w))
             n_moves = w.rec.n_moves
         score -= self.cfg.extra_komi
         n_seq = depth
@@ -543,7 +553,7 @@ cdef class Search:
             return self.store.nodes[best].move
         # No tree (the store cannot hold the root's children): the playout policy's move.
         b = self.root_board
-        m = choose_move(&b, &self.pp, &self.workers[0].rng)
+        m = choose_move(&b, &self.pp, &self.workers[0].rng, ladder_of(&self.workers[0]))
         if m != PASS and repeats(&self.root_board, m, self.root_board.to_play, self.history, self.n_history):
             return PASS
         return m

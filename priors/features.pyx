@@ -17,7 +17,7 @@ to `color`. The groups and their levels are those of the decision-forests spec (
   Zobrist keys in a fixed point order (by distance, then angle) and reduced to the minimum over the 8
   symmetries. The level is the largest size whose key is in the harvested set (a harvested pattern's
   sub-patterns were seen at least as often, so the search stops at the first miss).
-- ladders: read by `engine.ladder`'s deep reader (atari-only attacker, bounded; unproven means "not caught").
+- ladders: read by `engine.ladder`'s reader (atari-only attacker, bounded; unproven means "not caught").
 - opening knowledge (Fuego's GoOpeningKnowledge; boards of 15 and more, as Fuego): a side extension
   is an empty line-3 point (not a 3-3 point) whose 3x3 box is empty; scanning along its side both
   ways while Pos >= 3 and the boxes stay empty gives L and R, both >= 1, and the level is

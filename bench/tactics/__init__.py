@@ -7,7 +7,7 @@ search, PNS, on "can this block be captured?").
   problems that PNS or PP proves, then frozen and tested against PNS and PP with uniform priors.
 - B3: reading.tst through GTP `attack`/`defend`, our engine as a subprocess beside GnuGo, scored as
   GnuGo's regression scores it.
-- ladder: the move features' ladder reader (engine.ladder's deep reader) against the solver, GnuGo as the
+- ladder: the move features' ladder reader (engine.ladder, which the playout policy also asks) against the solver, GnuGo as the
   reference.
 
 Run as `python -m bench.tactics` (cli). The modules, in dependency order:

@@ -1,4 +1,4 @@
-"""The move features' ladder reader (engine.ladder's deep reader) against the solver (PP, local
+"""The move features' ladder reader (engine.ladder) against the solver (PP, local
 generator, L = 3) on the two-liberty blocks of KGS games, with GnuGo's `attack` as the reference for both
 when GnuGo is installed; `--ladder-dump DIR` writes an SGF of every block the solver captures and GnuGo
 does not, with the solver's line."""

@@ -1,5 +1,5 @@
-"""The deep ladder reader (the move features'): both ways, and a long ladder across 19x19. The line reader
-of the playout policy is tested through its rules in test_playout_rules.py."""
+"""The ladder reader: both ways, and a long ladder across 19x19. The playout policy's ladder rules, which
+ask the same reader, are tested in test_playout_rules.py."""
 import pytest
 
 from engine.board import BLACK, Board

@@ -132,6 +132,19 @@ def test_reply_rule_learns_in_the_search_and_forgets_with_a_new_game_or_size():
     assert replies.reply_count() == 0
 
 
+def test_ladder_rule_reads_in_every_search_thread():
+    # Each thread owns a ladder reader: with the rule on, the same seed searches differently, and two
+    # threads reading at once count every playout.
+    ladders = Search(SearchParams(n_threads=1, seed=5), PlayoutParams(ladder_rate=100))
+    ladders.set_root(Board(9))
+    assert ladders.run(playouts=1000) == 1000
+    plain = run_on(Board(9), 1000, seed=5)
+    assert [c["visits"] for c in ladders.root_children()] != [c["visits"] for c in plain.root_children()]
+    two = Search(SearchParams(n_threads=2, seed=5), PlayoutParams(ladder_rate=100))
+    two.set_root(Board(19))
+    assert two.run(playouts=2000) == 2000
+
+
 def test_two_threads_count_every_playout_and_find_the_capture():
     board = board_from_ascii(SIX_IN_ATARI, to_play=WHITE)
     s = run_on(board, 2000, seed=5, n_threads=2)
