@@ -21,6 +21,16 @@ cdef void ladder_free(Ladder* r) noexcept nogil:
 # that created it copies afresh for each of its other moves. A node plays its last move in place (no
 # copy) and its other moves on a copy in the next slot, so a plain ladder copies no board at all.
 
+cdef inline int move_on(Ladder* r, int slot, bint last, point_t p, color_t c) noexcept nogil:
+    """c plays p on the position in r.stack[slot]: in place when it is the node's last move, else on a
+    copy in the next slot. The slot played in."""
+    if not last:
+        board.copy_state(&r.stack[slot + 1], &r.stack[slot])
+        slot += 1
+    board.play(&r.stack[slot], p, c)
+    return slot
+
+
 cdef bint escapes_on_extension(const BoardState* b, point_t x, point_t e, color_t d) noexcept nogil:
     """After the attacker's atari at x on a block with liberties x and e, d's extension at e gets three
     liberties or more (x, counted now, is then the attacker's; what the atari may capture only adds):
@@ -36,7 +46,7 @@ cdef bint attacker_catches(Ladder* r, int slot, point_t stone, int depth) noexce
     cdef point_t tries[2]
     cdef color_t a
     cdef BoardState* nb
-    cdef int i, n, n_tries = 0
+    cdef int i, n, s, n_tries = 0
     if g == 0:
         return True                       # the defender's move let its group be taken
     a = 3 - b.color[stone]
@@ -57,15 +67,10 @@ cdef bint attacker_catches(Ladder* r, int slot, point_t stone, int depth) noexce
         tries[n_tries] = b.groups[g].libs[i]
         n_tries += 1
     for i in range(n_tries):
-        if i + 1 < n_tries:
-            nb = &r.stack[slot + 1]
-            board.copy_state(nb, b)
-            board.play(nb, tries[i], a)
-            if nb.groups[nb.group[stone]].n_libs == 1 and defender_caught(r, slot + 1, stone, depth + 1):
-                return True
-        else:
-            board.play(b, tries[i], a)
-            return b.groups[b.group[stone]].n_libs == 1 and defender_caught(r, slot, stone, depth + 1)
+        s = move_on(r, slot, i + 1 == n_tries, tries[i], a)
+        nb = &r.stack[s]
+        if nb.groups[nb.group[stone]].n_libs == 1 and defender_caught(r, s, stone, depth + 1):
+            return True
     return False
 
 
@@ -78,7 +83,6 @@ cdef bint defender_caught(Ladder* r, int slot, point_t stone, int depth) noexcep
     cdef point_t tried[16]
     cdef int off[4]
     cdef int n_tried = 0, k, i
-    cdef BoardState* nb
     r.nodes += 1
     if depth >= LADDER_MAX_DEPTH or r.nodes > LADDER_MAX_NODES:
         r.bounded = True
@@ -103,15 +107,8 @@ cdef bint defender_caught(Ladder* r, int slot, point_t stone, int depth) noexcep
         tried[n_tried] = cap
         n_tried += 1
     for i in range(n_tried):
-        if i + 1 < n_tried:
-            nb = &r.stack[slot + 1]
-            board.copy_state(nb, b)
-            board.play(nb, tried[i], d)
-            if not attacker_catches(r, slot + 1, stone, depth + 1):
-                return False
-        else:
-            board.play(b, tried[i], d)
-            return attacker_catches(r, slot, stone, depth + 1)
+        if not attacker_catches(r, move_on(r, slot, i + 1 == n_tried, tried[i], d), stone, depth + 1):
+            return False
     return True
 
 
