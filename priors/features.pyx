@@ -130,7 +130,7 @@ def pat3_class(int code, int color) -> int:
 
 # --- large circular patterns -------------------------------------------------------------------
 
-cdef int32_t SYM_OFFSET[8][PATTERN_POINTS]   # grid offset of the k-th pattern point, per symmetry
+cdef int32_t SYM_OFFSET[PATTERN_POINTS][8]   # grid offset of the k-th pattern point, per symmetry
 cdef int PREFIX_END[N_PATTERN_SIZES]         # points of the size-s pattern: 0 .. PREFIX_END[s - 2] - 1
 cdef uint64_t ZOBRIST[PATTERN_POINTS][4]
 cdef uint64_t SIZE_KEY[N_PATTERN_SIZES]
@@ -167,7 +167,7 @@ def _init_patterns():
     for t in range(8):
         for k, (dr, dc) in enumerate(points):
             dr, dc = _symmetry(t, dr, dc)
-            SYM_OFFSET[t][k] = dr * GRID_STRIDE + dc
+            SYM_OFFSET[k][t] = dr * GRID_STRIDE + dc
     for s in range(N_PATTERN_SIZES):
         PREFIX_END[s] = sum(1 for o in points if circular_distance(*o) <= s + PATTERN_MIN_SIZE)
     keys = _splitmix64(ZOBRIST_SEED)
@@ -195,9 +195,14 @@ cdef void build_grid(Workspace* w, const BoardState* b, color_t c) noexcept nogi
 cdef inline void hash_ring(const uint8_t* grid, int q, int start, int end, uint64_t* h) noexcept nogil:
     """XOR the keys of pattern points start..end-1 around grid cell q into h[t], per symmetry t."""
     cdef int t, k
+    cdef uint64_t x[8]      # the eight running hashes side by side, for the compiler to keep in registers
     for t in range(8):
-        for k in range(start, end):
-            h[t] ^= ZOBRIST[k][grid[q + SYM_OFFSET[t][k]]]
+        x[t] = h[t]
+    for k in range(start, end):
+        for t in range(8):
+            x[t] ^= ZOBRIST[k][grid[q + SYM_OFFSET[k][t]]]
+    for t in range(8):
+        h[t] = x[t]
 
 
 cdef inline uint64_t min8(const uint64_t* h) noexcept nogil:
