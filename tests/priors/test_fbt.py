@@ -6,6 +6,8 @@ import numpy as np
 import pytest
 
 from engine.board import BLACK, WHITE, Board
+from engine.params import PlayoutParams, SearchParams
+from engine.search import Search
 from priors import features
 from priors import bradley_terry
 from priors.fbt import _kernels
@@ -387,6 +389,50 @@ def test_evaluate_is_the_softmax_of_the_energies(fitted, color):
     assert index[-1] == 49 and len(index) == legal.sum() + 1
     expected = np.exp(energy - energy.max())
     np.testing.assert_allclose(p[index], expected / expected.sum(), rtol=1e-5)
+
+
+def softmax_of_strengths(prior, board, color):
+    """evaluate's probabilities the long way: the Python extractor, the energy kernel, the softmax."""
+    index, energy = prior.strengths(board, color)
+    p = np.zeros(board.size * board.size + 1, dtype=np.float32)
+    _kernels.scatter_softmax(index, energy, p)
+    return p
+
+
+@pytest.mark.parametrize("color", [BLACK, WHITE])
+def test_evaluate_and_the_kernel_give_the_long_way_bit_for_bit(fitted, color):
+    boards = [Board.from_ascii(STONE_IN_ATARI), opening_board(), Board(9)]
+    kernel = fitted.kernel(2)
+    for board in boards:
+        expected = softmax_of_strengths(fitted, board, color)
+        assert fitted.evaluate(board, color).tobytes() == expected.tobytes()
+        assert kernel.probabilities(board, color).tobytes() == expected.tobytes()
+
+
+def test_evaluate_follows_new_parameters(fitted):
+    prior = FBTPrior(fitted.hyper)
+    prior._set_parameters(fitted.level_counts_, (fitted.w_, fitted.v_, fitted.bias_))
+    prior.patterns_ = fitted.patterns_
+    board = Board.from_ascii(STONE_IN_ATARI)
+    before = prior.evaluate(board, BLACK)
+    prior.w_ = 2 * fitted.w_
+    after = prior.evaluate(board, BLACK)
+    assert not np.array_equal(before, after)
+    assert after.tobytes() == softmax_of_strengths(prior, board, BLACK).tobytes()
+
+
+def test_a_pattern_set_larger_than_the_model_is_an_error_in_evaluate_and_in_the_search(fitted):
+    board = Board.from_ascii(STONE_IN_ATARI)
+    keys = features.pattern_keys_at(board, board.point(4, 3), BLACK)
+    prior = FBTPrior(fitted.hyper)
+    prior._set_parameters(fitted.level_counts_, (fitted.w_, fitted.v_, fitted.bias_))
+    prior.patterns_ = PatternSet(keys[:6], np.arange(2, 8), counts=[9, 8, 7, 6, 5, 4])   # levels up to 6 of 4
+    with pytest.raises(ValueError, match="outside its feature group"):
+        prior.evaluate(board, BLACK)
+    search = Search(SearchParams(seed=1, n_threads=2), PlayoutParams(), prior)
+    search.set_root(board)
+    with pytest.raises(ValueError, match="outside its feature group"):
+        search.run(playouts=50)
 
 
 def test_fit_learns_the_expert_moves(fitted):
