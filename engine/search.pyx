@@ -13,8 +13,8 @@ reply rule) last good replies, learnt from its own simulations and kept until th
 changes; each runs without the GIL. Visit counts and virtual losses are atomic, mean values are
 updated without locks (small races tolerated, as in Pachi), one thread expands a node (atomic flag)
 and publishes its children by a release store of n_children. A prior is evaluated once per expanded
-node: through its kernel (`Prior.kernel`, engine/prior_kernel.pxd) without the GIL, each thread in its
-own slot, or else by its `evaluate` under the GIL.
+node: through its kernel (`Prior.move_kernel`, engine/move_kernel.pxd) without the GIL, each thread in
+its own slot, or else by its `evaluate` under the GIL.
 
 Expansion: every legal move except own one-point eyes and moves recreating a position of the
 board's hash ring (at the root also of the game history given to set_root), plus pass. A simulation
@@ -47,7 +47,7 @@ from engine.ladder cimport Ladder, ladder_free, ladder_init
 from engine.playout cimport PlayoutParams, PlayoutRecord, MAX_PLAYOUT_MOVES, choose_move, make_params
 from engine.playout cimport run as play_out
 from engine.policy_replies cimport Replies, replies_clear, replies_learn
-from engine.prior_kernel cimport PriorKernel
+from engine.move_kernel cimport MoveKernel
 from engine.reuse cimport find_descendant, screen_root, repeats
 from engine.rng cimport Rng, rng_seed
 from engine.selection cimport Config, SHAPE_INV, SHAPE_INV_SQRT, select, shape_prior, set_children, outcome
@@ -121,7 +121,7 @@ cdef class Search:
     params: engine.params.SearchParams (the prior's shaping and its place in selection included);
     playout: engine.params.PlayoutParams; prior: None or an object with
     `evaluate(board, color) -> float32 (N*N+1,)`, called once per expanded node under the GIL unless
-    the prior offers a kernel (`kernel(n_slots)`, a PriorKernel or None).
+    the prior offers a kernel (`move_kernel(n_slots)`, a MoveKernel or None).
     """
     cdef NodeStore store
     cdef int32_t root
@@ -142,7 +142,7 @@ cdef class Search:
     cdef readonly object params
     cdef readonly object playout_params
     cdef readonly object prior
-    cdef PriorKernel kernel         # the prior's evaluation without the GIL (None: prior.evaluate)
+    cdef MoveKernel kernel          # the prior's evaluation without the GIL (None: prior.evaluate)
     cdef object error               # an exception raised by the prior inside a worker
 
     def __cinit__(self, params, playout, prior=None):
@@ -168,7 +168,7 @@ cdef class Search:
         self.params = params
         self.playout_params = playout
         self.prior = prior
-        kernel = getattr(prior, "kernel", None)
+        kernel = getattr(prior, "move_kernel", None)
         self.kernel = kernel(params.thread_count()) if callable(kernel) else None
         store_init(&self.store, params.max_nodes)
         self.n_threads = params.thread_count()

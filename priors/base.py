@@ -81,8 +81,8 @@ class Prior:
     def evaluate(self, board, color: int) -> np.ndarray:
         raise NotImplementedError
 
-    def kernel(self, n_slots: int) -> Any:
-        """An `engine.prior_kernel.PriorKernel` giving exactly `evaluate`'s probabilities without the GIL,
+    def move_kernel(self, n_slots: int) -> Any:
+        """An `engine.move_kernel.MoveKernel` giving exactly `evaluate`'s probabilities without the GIL,
         `n_slots` threads at once, or None: the search then calls `evaluate` under the GIL."""
         return None
 

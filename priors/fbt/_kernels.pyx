@@ -21,7 +21,7 @@ from libc.stdlib cimport calloc, free, malloc
 from libc.string cimport memset
 
 from engine.board cimport Board, BoardState, color_t, BLACK, WHITE, MAX_POINTS
-from engine.prior_kernel cimport PriorKernel
+from engine.move_kernel cimport MoveKernel
 from engine.rng cimport Rng, rng_next, rng_seed
 from priors.features cimport N_GROUPS, PatternTable, Workspace, extract, workspace_free, workspace_init
 
@@ -574,7 +574,7 @@ cdef struct Slot:            # one evaluating thread's scratch space
     double* S                # k + 1 factor sums
 
 
-cdef class Evaluator(PriorKernel):
+cdef class Evaluator(MoveKernel):
     """P(move) of the `fbt` prior (softmax of Eq. 1 over the candidates) from the board to the
     probabilities in C: `n_slots` threads may evaluate at once, each in its own slot. It reads the
     arrays it is given in place (the prior's parameters, the pattern table), never copying them."""

@@ -326,10 +326,10 @@ class FBTPrior(Prior):
         """P(move) = softmax of E over the candidates (Eq. 2); float32 N*N+1, pass last, 0 if illegal."""
         key = (self.w_, self.v_, self.patterns_)
         if self._evaluator is None or any(a is not b for a, b in zip(key, self._evaluator_key)):
-            self._evaluator, self._evaluator_key = self.kernel(1), key
+            self._evaluator, self._evaluator_key = self.move_kernel(1), key
         return self._evaluator.probabilities(board, color)
 
-    def kernel(self, n_slots: int) -> _kernels.Evaluator:
+    def move_kernel(self, n_slots: int) -> _kernels.Evaluator:
         """The evaluation of `evaluate` without the GIL, for `n_slots` threads at once; it reads the
         current parameters in place."""
         return _kernels.Evaluator(self.w_, self.v_.reshape(-1), self.hyper.k, self._offsets, self._counts,

@@ -402,7 +402,7 @@ def softmax_of_strengths(prior, board, color):
 @pytest.mark.parametrize("color", [BLACK, WHITE])
 def test_evaluate_and_the_kernel_give_the_long_way_bit_for_bit(fitted, color):
     boards = [Board.from_ascii(STONE_IN_ATARI), opening_board(), Board(9)]
-    kernel = fitted.kernel(2)
+    kernel = fitted.move_kernel(2)
     for board in boards:
         expected = softmax_of_strengths(fitted, board, color)
         assert fitted.evaluate(board, color).tobytes() == expected.tobytes()

@@ -1,8 +1,8 @@
-# engine/prior_kernel.pxd: the face a prior may offer the search to be evaluated without the GIL.
+# engine/move_kernel.pxd: the face a prior may offer the search to be evaluated without the GIL.
 from engine.board cimport BoardState, color_t
 
 
-cdef class PriorKernel:
+cdef class MoveKernel:
     cdef int evaluate(self, int slot, const BoardState* b, color_t c, float* out) noexcept nogil
         # out[0 .. N*N] = the prior's probability of every point for `c` (row-major, pass last, 0 on
         # illegal points), exactly as the prior's `evaluate` gives it. `slot` (0 .. n_slots - 1) names

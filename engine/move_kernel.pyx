@@ -1,4 +1,4 @@
-"""The face a prior may offer the search to be evaluated without the GIL (`Prior.kernel`).
+"""The face a prior may offer the search to be evaluated without the GIL (`Prior.move_kernel`).
 
 A prior evaluated through Python holds the GIL for the whole evaluation, so search threads expanding
 nodes wait for one another. A kernel does the same evaluation in C with one scratch space per search
@@ -7,8 +7,8 @@ thread (its `slot`), and the search calls it from its workers without the GIL.
 from engine.board cimport BoardState, color_t
 
 
-cdef class PriorKernel:
-    """Base class of the kernels: subclasses override `evaluate` (see prior_kernel.pxd) and `error`."""
+cdef class MoveKernel:
+    """Base class of the kernels: subclasses override `evaluate` (see move_kernel.pxd) and `error`."""
 
     cdef int evaluate(self, int slot, const BoardState* b, color_t c, float* out) noexcept nogil:
         return -1
