@@ -44,10 +44,10 @@ from engine cimport report
 from engine.board cimport (Board, BoardState, point_t, color_t, point_at, is_legal, is_one_point_eye,
                            play, owner, area_score, EMPTY, BLACK, WHITE, PASS, MAX_POINTS)
 from engine.ladder cimport Ladder, ladder_free, ladder_init
+from engine.move_kernel cimport MoveKernel
 from engine.playout cimport PlayoutParams, PlayoutRecord, MAX_PLAYOUT_MOVES, choose_move, make_params
 from engine.playout cimport run as play_out
 from engine.policy_replies cimport Replies, replies_clear, replies_learn
-from engine.move_kernel cimport MoveKernel
 from engine.reuse cimport find_descendant, screen_root, repeats
 from engine.rng cimport Rng, rng_seed
 from engine.selection cimport Config, SHAPE_INV, SHAPE_INV_SQRT, select, shape_prior, set_children, outcome
