@@ -361,48 +361,6 @@ def test_a_failing_prior_stops_the_run_with_its_error():
         s.run(playouts=100)
 
 
-class EvaluateOnly:
-    """A prior without its kernel: the search calls its evaluate under the GIL."""
-
-    def __init__(self, prior):
-        self.prior = prior
-
-    def evaluate(self, board: Board, color: int) -> np.ndarray:
-        return self.prior.evaluate(board, color)
-
-
-@pytest.fixture(scope="module")
-def fbt():
-    from priors.base import load_prior
-    return load_prior("fbt", "priors/models/fbt.npz")
-
-
-def test_a_prior_kernel_searches_exactly_as_its_evaluate(fbt):
-    board = Board(9)
-    play_moves(board, "C3 G7 C7")
-    trees = []
-    for prior in (fbt, EvaluateOnly(fbt)):
-        s = Search(SearchParams(seed=3, n_threads=1), PlayoutParams(), prior)
-        s.set_root(board)
-        s.run(playouts=400)
-        trees.append((s.n_nodes(), repr(s.root_children())))
-    assert trees[0] == trees[1]
-
-
-def test_threads_evaluate_a_prior_kernel_side_by_side(fbt):
-    board = Board(9)
-    play_moves(board, "C3 G7")
-    one = Search(SearchParams(seed=3, n_threads=1), PlayoutParams(), fbt)
-    two = Search(SearchParams(seed=3, n_threads=2), PlayoutParams(), fbt)
-    for s in (one, two):
-        s.set_root(board)
-        assert s.run(playouts=800) == 800
-    priors = [{c["move"]: c["prior"] for c in s.root_children()} for s in (one, two)]
-    assert priors[0] == priors[1]
-    assert sum(c["visits"] for c in two.root_children()) >= 799
-    assert two.n_nodes() > 10 * len(priors[1])      # many nodes expanded by both threads
-
-
 # --- bad input ---------------------------------------------------------------------------------------
 
 def test_bad_input_gives_clear_errors():

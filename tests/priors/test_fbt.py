@@ -12,11 +12,13 @@ from priors import features
 from priors import bradley_terry
 from priors.fbt import _kernels
 from priors.fbt import model as fbt
+from priors.base import load_prior
 from priors.fbt.model import FBTHyperparameters, FBTPrior
 from priors.groups import group_offsets
 from priors.modelfile import ModelError, save_model
 from priors.patterns import PatternSet
 from priors.training.competitions import CompetitionBuilder
+from tests.boards import play_moves
 from tests.positions import STONE_IN_ATARI
 from tests.priors.positions import hand_positions, opening_board
 
@@ -433,6 +435,47 @@ def test_a_pattern_set_larger_than_the_model_is_an_error_in_evaluate_and_in_the_
     search.set_root(board)
     with pytest.raises(ValueError, match="outside its feature group"):
         search.run(playouts=50)
+
+
+class EvaluateOnly:
+    """A prior without its kernel: the search calls its evaluate under the GIL."""
+
+    def __init__(self, prior):
+        self.prior = prior
+
+    def evaluate(self, board: Board, color: int) -> np.ndarray:
+        return self.prior.evaluate(board, color)
+
+
+@pytest.fixture(scope="module")
+def shipped():
+    return load_prior("fbt", "priors/models/fbt.npz")
+
+
+def test_a_prior_kernel_searches_exactly_as_its_evaluate(shipped):
+    board = Board(9)
+    play_moves(board, "C3 G7 C7")
+    trees = []
+    for prior in (shipped, EvaluateOnly(shipped)):
+        s = Search(SearchParams(seed=3, n_threads=1), PlayoutParams(), prior)
+        s.set_root(board)
+        s.run(playouts=400)
+        trees.append((s.n_nodes(), repr(s.root_children())))
+    assert trees[0] == trees[1]
+
+
+def test_threads_evaluate_a_prior_kernel_side_by_side(shipped):
+    board = Board(9)
+    play_moves(board, "C3 G7")
+    one = Search(SearchParams(seed=3, n_threads=1), PlayoutParams(), shipped)
+    two = Search(SearchParams(seed=3, n_threads=2), PlayoutParams(), shipped)
+    for s in (one, two):
+        s.set_root(board)
+        assert s.run(playouts=800) == 800
+    priors = [{c["move"]: c["prior"] for c in s.root_children()} for s in (one, two)]
+    assert priors[0] == priors[1]
+    assert sum(c["visits"] for c in two.root_children()) >= 799
+    assert two.n_nodes() > 10 * len(priors[1])      # many nodes expanded by both threads
 
 
 def test_fit_learns_the_expert_moves(fitted):
