@@ -1,7 +1,7 @@
 """The engine core: rules, playouts, tree search, time control, scoring, and the builder of a player.
 
 Owns the Go logic. Knows nothing of the move priors' models: the search receives a prior as an object
-with `evaluate(board, color)`, and the builder loads one through the loader its caller hands over
+with `evaluate(board, color)` (and optionally `move_kernel(n_slots)`, a `MoveKernel`), and the builder loads one through the loader its caller hands over
 (`priors.base.load_prior`). The tactical solver's leaf priors, which learn from the solver's own
 searches, live with it in `tactics/`. Knows nothing of the GTP protocol beyond vertex names
 (`coords`). Modules, in dependency order:
@@ -22,6 +22,7 @@ searches, live with it in `tactics/`. Knows nothing of the GTP protocol beyond v
 - `tree`         the node store: a preallocated C array, children contiguous, compaction for reuse
 - `selection.pxd`  the selection formula (UCT with RAVE) and the prior's shaping: temperature and floor,
                  the additive term, virtual wins, progressive widening; inline for the walk
+- `move_kernel`  MoveKernel: the face a move prior may offer the search to be evaluated without the GIL
 - `reuse.pxd`    positions the tree keeps or grows into: the new root within two moves, superko repeats
 - `report`       what the tree tells its readers: best move, principal variation, root children, ownership
 - `search`       the walk (select, expand, play out, back up), threads, tree reuse, the Search class

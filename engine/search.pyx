@@ -12,8 +12,9 @@ Threads: n_threads workers share one tree; each has its own board copy, RNG and 
 reply rule) last good replies, learnt from its own simulations and kept until the game or board size
 changes; each runs without the GIL. Visit counts and virtual losses are atomic, mean values are
 updated without locks (small races tolerated, as in Pachi), one thread expands a node (atomic flag)
-and publishes its children by a release store of n_children. A prior is evaluated under the GIL, once
-per expanded node.
+and publishes its children by a release store of n_children. A prior is evaluated once per expanded
+node: through its kernel (`Prior.move_kernel`, engine/move_kernel.pxd) without the GIL, each thread in
+its own slot, or else by its `evaluate` under the GIL.
 
 Expansion: every legal move except own one-point eyes and moves recreating a position of the
 board's hash ring (at the root also of the game history given to set_root), plus pass. A simulation
@@ -43,6 +44,7 @@ from engine cimport report
 from engine.board cimport (Board, BoardState, point_t, color_t, point_at, is_legal, is_one_point_eye,
                            play, owner, area_score, EMPTY, BLACK, WHITE, PASS, MAX_POINTS)
 from engine.ladder cimport Ladder, ladder_free, ladder_init
+from engine.move_kernel cimport MoveKernel
 from engine.playout cimport PlayoutParams, PlayoutRecord, MAX_PLAYOUT_MOVES, choose_move, make_params
 from engine.playout cimport run as play_out
 from engine.policy_replies cimport Replies, replies_clear, replies_learn
@@ -118,7 +120,8 @@ cdef class Search:
 
     params: engine.params.SearchParams (the prior's shaping and its place in selection included);
     playout: engine.params.PlayoutParams; prior: None or an object with
-    `evaluate(board, color) -> float32 (N*N+1,)`, called once per expanded node under the GIL.
+    `evaluate(board, color) -> float32 (N*N+1,)`, called once per expanded node under the GIL unless
+    the prior offers a kernel (`move_kernel(n_slots)`, a MoveKernel or None).
     """
     cdef NodeStore store
     cdef int32_t root
@@ -139,6 +142,7 @@ cdef class Search:
     cdef readonly object params
     cdef readonly object playout_params
     cdef readonly object prior
+    cdef MoveKernel kernel          # the prior's evaluation without the GIL (None: prior.evaluate)
     cdef object error               # an exception raised by the prior inside a worker
 
     def __cinit__(self, params, playout, prior=None):
@@ -164,6 +168,8 @@ cdef class Search:
         self.params = params
         self.playout_params = playout
         self.prior = prior
+        kernel = getattr(prior, "move_kernel", None)
+        self.kernel = kernel(params.thread_count()) if callable(kernel) else None
         store_init(&self.store, params.max_nodes)
         self.n_threads = params.thread_count()
         self.workers = <Worker*>calloc(self.n_threads, sizeof(Worker))   # zeroed: replies NULL
@@ -318,7 +324,7 @@ cdef class Search:
             self.deadline = now() + seconds if seconds > 0 else 0.0
             self.error = None
             if self.store.nodes[self.root].n_children == 0:
-                self.expand(self.root, &self.root_board, True)
+                self.expand(self.root, &self.root_board, True, 0)
             if self.error is None:
                 if self.n_threads == 1:
                     with nogil:
@@ -379,7 +385,7 @@ cdef class Search:
                     break
                 if cur != self.root and nodes[cur].visits < self.cfg.expand_visits:
                     break
-                if not self.expand(cur, b, cur == self.root):
+                if not self.expand(cur, b, cur == self.root, <int>(w - self.workers)):
                     break
             child = select(nodes, cur, &self.cfg, &w.rng)
             if child == NO_NODE:
@@ -412,9 +418,10 @@ cdef class Search:
             replies_learn(w.replies, w.seq, w.seq_color, n_seq,
                           BLACK if score > 0 else (WHITE if score < 0 else EMPTY))
 
-    cdef bint expand(self, int32_t leaf, BoardState* b, bint at_root) noexcept nogil:
+    cdef bint expand(self, int32_t leaf, BoardState* b, bint at_root, int slot) noexcept nogil:
         """Give leaf its children: legal moves except own one-point eyes and superko repeats, plus
-        pass. False when another thread has it, the store is full, or the prior failed."""
+        pass. False when another thread has it, the store is full, or the prior failed. `slot` is the
+        calling worker's index (the prior kernel's scratch space)."""
         cdef Node* nodes = self.store.nodes
         cdef Node* n = &nodes[leaf]
         cdef point_t moves[MAX_POINTS]
@@ -439,7 +446,7 @@ cdef class Search:
         moves[count] = PASS
         count += 1
         if self.cfg.has_prior:
-            if not self.evaluate_prior(b, moves, count, probs):
+            if not self.evaluate_prior(b, moves, count, probs, slot):
                 atomic_and_u8(&n.flags, <uint8_t>~NODE_EXPANDING)
                 return False
             shape_prior(probs, bias, count, &self.cfg)
@@ -456,9 +463,23 @@ cdef class Search:
         store_release_i16(&n.n_children, count)
         return True
 
-    cdef bint evaluate_prior(self, const BoardState* b, const point_t* moves, int count, float* out) noexcept nogil:
-        with gil:
-            return self.evaluate_prior_py(b, moves, count, out)
+    cdef bint evaluate_prior(self, const BoardState* b, const point_t* moves, int count, float* out,
+                             int slot) noexcept nogil:
+        """out[k] = the prior's p of moves[k]. On error: record it, stop."""
+        cdef float p[MAX_POINTS]
+        cdef int k, error
+        if self.kernel is None:
+            with gil:
+                return self.evaluate_prior_py(b, moves, count, out)
+        error = self.kernel.evaluate(slot, b, b.to_play, p)
+        if error != 0:
+            with gil:
+                self.error = self.kernel.error(error)
+            store_int(&self.stop_flag, 1)
+            return False
+        for k in range(count):
+            out[k] = p[point_index(b, moves[k])]
+        return True
 
     cdef bint evaluate_prior_py(self, const BoardState* b, const point_t* moves, int count, float* out) noexcept:
         """prior.evaluate on a Board copy of b; out[k] = p of moves[k]. On error: record it, stop."""

@@ -81,6 +81,11 @@ class Prior:
     def evaluate(self, board, color: int) -> np.ndarray:
         raise NotImplementedError
 
+    def move_kernel(self, n_slots: int) -> Any:
+        """An `engine.move_kernel.MoveKernel` giving exactly `evaluate`'s probabilities without the GIL,
+        `n_slots` threads at once, or None: the search then calls `evaluate` under the GIL."""
+        return None
+
     def arrays(self) -> dict[str, np.ndarray]:
         """The fitted arrays that `save` writes and `from_arrays` reads back."""
         return {}

@@ -66,6 +66,9 @@ cdef struct Workspace:         # scratch memory of one extracting thread
     uint8_t grid[GRID_POINTS]  # own/opponent/empty/off-board states for circular patterns
     uint8_t side[MAX_POINTS]   # G_SIDE_EXTENSION level per point
     uint8_t marks[MAX_POINTS]  # bit (g - G_CORNER_OPENING) set: group g (13..19) is on at the point
+    uint64_t hashes[MAX_POINTS][8]   # per candidate: its circular pattern's hashes, per symmetry
+    uint64_t keys[MAX_POINTS]        # the pattern keys looked up next, per candidate still in
+    int16_t active[MAX_POINTS]       # the candidates still in (found at every size so far)
 
 cdef int workspace_init(Workspace* w) noexcept nogil     # 0, or -1 when out of memory
 cdef void workspace_free(Workspace* w) noexcept nogil

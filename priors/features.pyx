@@ -63,6 +63,13 @@ ZOBRIST_SEED = 0x7E5A1D5EED
 # The board's pat3 code: bits 2k..2k+1 hold the k-th 8-neighbour in this (row, col) offset order.
 _PAT3_CELLS = ((1, -1), (1, 0), (1, 1), (0, -1), (0, 1), (-1, -1), (-1, 0), (-1, 1))
 
+cdef extern from *:
+    """
+    #define tesuji_prefetch(p) __builtin_prefetch(p)
+    """
+    void prefetch "tesuji_prefetch"(const void* p) noexcept nogil
+
+
 cdef int16_t PAT3_CLASS[2][65536]     # [color - 1][code] -> class, -1 for codes that cannot occur
 
 
@@ -130,7 +137,7 @@ def pat3_class(int code, int color) -> int:
 
 # --- large circular patterns -------------------------------------------------------------------
 
-cdef int32_t SYM_OFFSET[8][PATTERN_POINTS]   # grid offset of the k-th pattern point, per symmetry
+cdef int32_t SYM_OFFSET[PATTERN_POINTS][8]   # grid offset of the k-th pattern point, per symmetry
 cdef int PREFIX_END[N_PATTERN_SIZES]         # points of the size-s pattern: 0 .. PREFIX_END[s - 2] - 1
 cdef uint64_t ZOBRIST[PATTERN_POINTS][4]
 cdef uint64_t SIZE_KEY[N_PATTERN_SIZES]
@@ -167,7 +174,7 @@ def _init_patterns():
     for t in range(8):
         for k, (dr, dc) in enumerate(points):
             dr, dc = _symmetry(t, dr, dc)
-            SYM_OFFSET[t][k] = dr * GRID_STRIDE + dc
+            SYM_OFFSET[k][t] = dr * GRID_STRIDE + dc
     for s in range(N_PATTERN_SIZES):
         PREFIX_END[s] = sum(1 for o in points if circular_distance(*o) <= s + PATTERN_MIN_SIZE)
     keys = _splitmix64(ZOBRIST_SEED)
@@ -195,9 +202,14 @@ cdef void build_grid(Workspace* w, const BoardState* b, color_t c) noexcept nogi
 cdef inline void hash_ring(const uint8_t* grid, int q, int start, int end, uint64_t* h) noexcept nogil:
     """XOR the keys of pattern points start..end-1 around grid cell q into h[t], per symmetry t."""
     cdef int t, k
+    cdef uint64_t x[8]      # the eight running hashes side by side, for the compiler to keep in registers
     for t in range(8):
-        for k in range(start, end):
-            h[t] ^= ZOBRIST[k][grid[q + SYM_OFFSET[t][k]]]
+        x[t] = h[t]
+    for k in range(start, end):
+        for t in range(8):
+            x[t] ^= ZOBRIST[k][grid[q + SYM_OFFSET[k][t]]]
+    for t in range(8):
+        h[t] = x[t]
 
 
 cdef inline uint64_t min8(const uint64_t* h) noexcept nogil:
@@ -228,21 +240,37 @@ cdef inline int64_t table_find(const PatternTable* pt, uint64_t key) noexcept no
     return -1
 
 
-cdef int32_t pattern_level(const Workspace* w, const PatternTable* pt, int row, int col) noexcept nogil:
-    """1 + index of the largest harvested pattern around (row, col), 0 if none."""
-    cdef uint64_t h[8]
-    cdef int s, start = 0, q = (row + GRID_MARGIN) * GRID_STRIDE + col + GRID_MARGIN
+cdef void pattern_levels(Workspace* w, const PatternTable* pt, int n, const int32_t* index, int size,
+                         int32_t* levels) noexcept nogil:
+    """levels[i * N_GROUPS + G_PATTERN] = 1 + index of the largest harvested pattern around candidate
+    i < n (row-major index[i]), 0 if none, after build_grid. The table is large and its probes miss the
+    cache, so the candidates go size by size, all of a size's keys fetched before any is looked up;
+    a candidate drops out at its first size not in the table."""
+    cdef int i, j, s, start = 0, n_active = n, q
+    cdef uint64_t key
     cdef int64_t found
-    cdef int32_t level = 0
-    memset(h, 0, sizeof(h))
+    for i in range(n):
+        memset(w.hashes[i], 0, sizeof(w.hashes[i]))
+        levels[i * N_GROUPS + G_PATTERN] = 0
+        w.active[i] = i
     for s in range(N_PATTERN_SIZES):
-        hash_ring(w.grid, q, start, PREFIX_END[s], h)
+        for j in range(n_active):
+            i = w.active[j]
+            q = (index[i] // size + GRID_MARGIN) * GRID_STRIDE + index[i] % size + GRID_MARGIN
+            hash_ring(w.grid, q, start, PREFIX_END[s], w.hashes[i])
+            key = min8(w.hashes[i]) ^ SIZE_KEY[s]
+            w.keys[j] = key
+            prefetch(&pt.values[<int64_t>(key & <uint64_t>pt.mask)])
+            prefetch(&pt.keys[<int64_t>(key & <uint64_t>pt.mask)])
         start = PREFIX_END[s]
-        found = table_find(pt, min8(h) ^ SIZE_KEY[s])
-        if found < 0:
-            break
-        level = <int32_t>found + 1
-    return level
+        i = n_active
+        n_active = 0
+        for j in range(i):
+            found = table_find(pt, w.keys[j])
+            if found >= 0:
+                levels[w.active[j] * N_GROUPS + G_PATTERN] = <int32_t>found + 1
+                w.active[n_active] = w.active[j]
+                n_active += 1
 
 
 # --- tactical features -------------------------------------------------------------------------
@@ -730,14 +758,14 @@ cdef int extract(Workspace* w, const BoardState* b, color_t c, const PatternTabl
                 lv[G_DIST_LAST2] = 1 if d == 0 else (d if d < 17 else 17)
                 lv[G_CFG_LAST2] = w.cfg_last2[p] + 1
             lv[G_PAT3] = PAT3_CLASS[c - 1][b.pat3[p]] + 1
-            if use_patterns:
-                lv[G_PATTERN] = pattern_level(w, pt, r, col)
             lv[G_SIDE_EXTENSION] = w.side[p]
             m = w.marks[p]
             for k in range(G_CORNER_OPENING, G_PLAYOUT_RANDOM_PRUNED):
                 lv[k] = (m >> (k - G_CORNER_OPENING)) & 1
             lv[G_PLAYOUT_RANDOM_PRUNED] = is_completely_surrounded(b, p)
             i += 1
+    if use_patterns:
+        pattern_levels(w, pt, i, index, n, levels)
     index[i] = n * n
     lv = levels + i * N_GROUPS
     for k in range(N_GROUPS):

@@ -18,8 +18,14 @@
 from libc.math cimport exp, log, log1p, fabs
 from libc.stdint cimport int32_t, int64_t, uint8_t, uint16_t, uint64_t
 from libc.stdlib cimport calloc, free, malloc
+from libc.string cimport memset
 
+from engine.board cimport Board, BoardState, color_t, BLACK, WHITE, MAX_POINTS
+from engine.move_kernel cimport MoveKernel
 from engine.rng cimport Rng, rng_next, rng_seed
+from priors.features cimport N_GROUPS, PatternTable, Workspace, extract, workspace_free, workspace_init
+
+import numpy as np
 
 ctypedef fused level_t:
     uint16_t
@@ -407,14 +413,15 @@ def gradient(const level_t[:, ::1] levels, const int32_t[::1] mult, const int64_
 
 # --- scoring and play --------------------------------------------------------------------------------
 
-cdef int energies_into(const level_t[:, ::1] levels, const Model* m, int32_t* feat, double[::1] out,
+cdef int energies_into(const level_t* levels, int64_t n, const Model* m, int32_t* feat, double* out,
                        double* sums, int64_t sums_stride) noexcept nogil:
-    """out[t] = E_t of Eq. (1) for every row of levels, S_t left at sums + t * sums_stride (stride 0: one
-    scratch row; sums may be NULL only when k = 0). Returns 0 or BAD_LEVEL."""
+    """out[t] = E_t of Eq. (1) for each of the n rows of levels (m.n_groups wide), S_t left at
+    sums + t * sums_stride (stride 0: one scratch row; sums may be NULL only when k = 0). Returns 0 or
+    BAD_LEVEL."""
     cdef int64_t t
     cdef int nf
-    for t in range(levels.shape[0]):
-        nf = team_features(&levels[t, 0], m, feat)
+    for t in range(n):
+        nf = team_features(levels + t * m.n_groups, m, feat)
         if nf < 0:
             return nf
         out[t] = team_energy(feat, nf, m, sums + t * sums_stride if sums != NULL else NULL)
@@ -427,13 +434,15 @@ def team_energies(const level_t[:, ::1] levels, const int64_t[::1] offsets, cons
     O(|G| k) per row. Returns 0 or BAD_LEVEL."""
     cdef Model m = make_model(offsets, counts, groups, levels.shape[1], w, v, k, 0.0)
     cdef int error
+    if levels.shape[0] == 0:
+        return 0
     cdef int32_t* feat = <int32_t*>malloc((m.n_used + 1) * sizeof(int32_t))
     cdef double* S = <double*>malloc((k + 1) * sizeof(double))
     if feat == NULL or S == NULL:
         free(feat); free(S)
         raise MemoryError()
     with nogil:
-        error = energies_into(levels, &m, feat, out, S, 0)
+        error = energies_into(&levels[0, 0], levels.shape[0], &m, feat, &out[0], S, 0)
         free(feat); free(S)
     return error
 
@@ -480,21 +489,25 @@ def competition_scores(const level_t[:, ::1] levels, const int32_t[::1] mult, co
     return error
 
 
+cdef void softmax_into(const int32_t* index, const double* energies, int64_t n, float* out) noexcept nogil:
+    """out[index[i]] = exp(E_i) / sum_u exp(E_u) (log-sum-exp), for n >= 1."""
+    cdef int64_t i
+    cdef double top = energies[0], z = 0.0
+    for i in range(1, n):
+        if energies[i] > top:
+            top = energies[i]
+    for i in range(n):
+        z += exp(energies[i] - top)
+    for i in range(n):
+        out[index[i]] = <float>(exp(energies[i] - top) / z)
+
+
 def scatter_softmax(const int32_t[::1] index, const double[::1] energies, float[::1] out):
     """out[index[i]] = exp(E_i) / sum_u exp(E_u) (log-sum-exp); out must be zeroed."""
-    cdef Py_ssize_t i, n = index.shape[0]
-    cdef double top, z = 0.0
-    if n == 0:
+    if index.shape[0] == 0:
         return
     with nogil:
-        top = energies[0]
-        for i in range(1, n):
-            if energies[i] > top:
-                top = energies[i]
-        for i in range(n):
-            z += exp(energies[i] - top)
-        for i in range(n):
-            out[index[i]] = <float>(exp(energies[i] - top) / z)
+        softmax_into(&index[0], &energies[0], index.shape[0], &out[0])
 
 
 # --- the incremental strengths of Eqs. (10)-(12), corrected ---------------------------------------
@@ -505,11 +518,14 @@ def team_sums(const level_t[:, ::1] levels, const int64_t[::1] offsets, const in
     """Fresh E_t (Eq. 1) and S_t (sums (T * k,), the cache of Eqs. 11-12) for every team."""
     cdef Model m = make_model(offsets, counts, groups, levels.shape[1], w, v, k, 0.0)
     cdef int error
+    if levels.shape[0] == 0:
+        return 0
     cdef int32_t* feat = <int32_t*>malloc((m.n_used + 1) * sizeof(int32_t))
     if feat == NULL:
         raise MemoryError()
     with nogil:
-        error = energies_into(levels, &m, feat, energies, &sums[0] if k > 0 else NULL, k)
+        error = energies_into(&levels[0, 0], levels.shape[0], &m, feat, &energies[0],
+                              &sums[0] if k > 0 else NULL, k)
         free(feat)
     return error
 
@@ -545,3 +561,88 @@ def update_parameter(const level_t[:, ::1] levels, const int64_t[::1] offsets, c
         else:
             v[feature * k + q] = value
     return 0
+
+
+# --- play: one position's probabilities, without the GIL ---------------------------------------------
+
+cdef struct Slot:            # one evaluating thread's scratch space
+    Workspace ws
+    int32_t index[MAX_POINTS]
+    int32_t levels[MAX_POINTS * N_GROUPS]
+    double energies[MAX_POINTS]
+    int32_t feat[N_GROUPS + 1]
+    double* S                # k + 1 factor sums
+
+
+cdef class Evaluator(MoveKernel):
+    """P(move) of the `fbt` prior (softmax of Eq. 1 over the candidates) from the board to the
+    probabilities in C: `n_slots` threads may evaluate at once, each in its own slot. It reads the
+    arrays it is given in place (the prior's parameters, the pattern table), never copying them."""
+    cdef Model m
+    cdef PatternTable pt
+    cdef Slot* slots
+    cdef int n_slots
+    cdef object arrays           # keeps the arrays behind m and pt alive
+
+    def __cinit__(self, const double[::1] w, const double[::1] v, int k, const int64_t[::1] offsets,
+                  const int64_t[::1] counts, const int64_t[::1] groups, patterns, int n_slots):
+        cdef int i
+        cdef const uint64_t[::1] keys
+        cdef const int32_t[::1] values
+        self.slots = NULL
+        self.n_slots = 0
+        if offsets.shape[0] != N_GROUPS or counts.shape[0] != N_GROUPS or v.shape[0] != w.shape[0] * k:
+            raise ValueError("the parameters do not match the feature groups")
+        if n_slots < 1:
+            raise ValueError(f"n_slots must be >= 1, got {n_slots}")
+        self.m = make_model(offsets, counts, groups, N_GROUPS, w, v, k, 0.0)
+        self.arrays = (w, v, offsets, counts, groups)
+        self.pt.n = 0
+        if patterns is not None and len(patterns) > 0:
+            keys = patterns.table_keys
+            values = patterns.table_values
+            self.pt.keys = &keys[0]
+            self.pt.values = &values[0]
+            self.pt.mask = keys.shape[0] - 1
+            self.pt.n = len(patterns)
+            self.arrays += (keys, values)
+        self.slots = <Slot*>calloc(n_slots, sizeof(Slot))
+        if self.slots == NULL:
+            raise MemoryError("prior evaluation slots")
+        for i in range(n_slots):
+            self.n_slots = i + 1
+            self.slots[i].S = <double*>malloc((k + 1) * sizeof(double))
+            if self.slots[i].S == NULL or workspace_init(&self.slots[i].ws) != 0:
+                raise MemoryError("prior evaluation slots")
+
+    def __dealloc__(self):
+        cdef int i
+        if self.slots != NULL:
+            for i in range(self.n_slots):
+                workspace_free(&self.slots[i].ws)
+                free(self.slots[i].S)
+            free(self.slots)
+
+    cdef int evaluate(self, int slot, const BoardState* b, color_t c, float* out) noexcept nogil:
+        cdef Slot* s = &self.slots[slot]
+        cdef int n = extract(&s.ws, b, c, &self.pt, s.index, s.levels)
+        cdef int error = energies_into(s.levels, n, &self.m, s.feat, s.energies, s.S, 0)
+        if error != 0:
+            return error
+        memset(out, 0, (b.size * b.size + 1) * sizeof(float))
+        softmax_into(s.index, s.energies, n, out)
+        return 0
+
+    def error(self, int code) -> Exception:
+        return ValueError(ERRORS.get(code, f"error {code}"))
+
+    def probabilities(self, Board board, int color) -> np.ndarray:
+        """float32 N*N+1 for `color` in slot 0, holding the GIL (so Python callers never share a slot)."""
+        if color != BLACK and color != WHITE:
+            raise ValueError(f"color must be BLACK (1) or WHITE (2), got {color}")
+        p = np.empty(board.s.size * board.s.size + 1, dtype=np.float32)
+        cdef float[::1] pv = p
+        cdef int error = self.evaluate(0, &board.s, <color_t>color, &pv[0])
+        if error != 0:
+            raise self.error(error)
+        return p

@@ -193,6 +193,8 @@ class FBTPrior(Prior):
         self.history_: list[dict[str, Any]] = []
         self._set_parameters(features.level_counts(0), None)
         self._extractor = features.Extractor()
+        self._evaluator: _kernels.Evaluator | None = None     # evaluate's kernel, built for the parameters
+        self._evaluator_key: tuple = ()                       # of this (w_, v_, patterns_)
 
     def _set_parameters(self, counts: np.ndarray, params: tuple | None) -> None:
         self.level_counts_ = np.asarray(counts, dtype=np.int64)
@@ -322,10 +324,16 @@ class FBTPrior(Prior):
 
     def evaluate(self, board, color: int) -> np.ndarray:
         """P(move) = softmax of E over the candidates (Eq. 2); float32 N*N+1, pass last, 0 if illegal."""
-        index, energy = self.strengths(board, color)
-        p = np.zeros(board.size * board.size + 1, dtype=np.float32)
-        _kernels.scatter_softmax(index, energy, p)
-        return p
+        key = (self.w_, self.v_, self.patterns_)
+        if self._evaluator is None or any(a is not b for a, b in zip(key, self._evaluator_key)):
+            self._evaluator, self._evaluator_key = self.move_kernel(1), key
+        return self._evaluator.probabilities(board, color)
+
+    def move_kernel(self, n_slots: int) -> _kernels.Evaluator:
+        """The evaluation of `evaluate` without the GIL, for `n_slots` threads at once; it reads the
+        current parameters in place."""
+        return _kernels.Evaluator(self.w_, self.v_.reshape(-1), self.hyper.k, self._offsets, self._counts,
+                                  self._groups, self.patterns_, n_slots)
 
     # --- model file ---
     def arrays(self) -> dict[str, np.ndarray]:

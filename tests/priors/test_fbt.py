@@ -6,15 +6,19 @@ import numpy as np
 import pytest
 
 from engine.board import BLACK, WHITE, Board
+from engine.params import PlayoutParams, SearchParams
+from engine.search import Search
 from priors import features
 from priors import bradley_terry
 from priors.fbt import _kernels
 from priors.fbt import model as fbt
+from priors.base import load_prior
 from priors.fbt.model import FBTHyperparameters, FBTPrior
 from priors.groups import group_offsets
 from priors.modelfile import ModelError, save_model
 from priors.patterns import PatternSet
 from priors.training.competitions import CompetitionBuilder
+from tests.boards import play_moves
 from tests.positions import STONE_IN_ATARI
 from tests.priors.positions import hand_positions, opening_board
 
@@ -387,6 +391,91 @@ def test_evaluate_is_the_softmax_of_the_energies(fitted, color):
     assert index[-1] == 49 and len(index) == legal.sum() + 1
     expected = np.exp(energy - energy.max())
     np.testing.assert_allclose(p[index], expected / expected.sum(), rtol=1e-5)
+
+
+def softmax_of_strengths(prior, board, color):
+    """evaluate's probabilities the long way: the Python extractor, the energy kernel, the softmax."""
+    index, energy = prior.strengths(board, color)
+    p = np.zeros(board.size * board.size + 1, dtype=np.float32)
+    _kernels.scatter_softmax(index, energy, p)
+    return p
+
+
+@pytest.mark.parametrize("color", [BLACK, WHITE])
+def test_evaluate_and_the_kernel_give_the_long_way_bit_for_bit(fitted, color):
+    boards = [Board.from_ascii(STONE_IN_ATARI), opening_board(), Board(9)]
+    kernel = fitted.move_kernel(2)
+    for board in boards:
+        expected = softmax_of_strengths(fitted, board, color)
+        assert fitted.evaluate(board, color).tobytes() == expected.tobytes()
+        assert kernel.probabilities(board, color).tobytes() == expected.tobytes()
+
+
+def test_evaluate_follows_new_parameters(fitted):
+    prior = FBTPrior(fitted.hyper)
+    prior._set_parameters(fitted.level_counts_, (fitted.w_, fitted.v_, fitted.bias_))
+    prior.patterns_ = fitted.patterns_
+    board = Board.from_ascii(STONE_IN_ATARI)
+    before = prior.evaluate(board, BLACK)
+    prior.w_ = 2 * fitted.w_
+    after = prior.evaluate(board, BLACK)
+    assert not np.array_equal(before, after)
+    assert after.tobytes() == softmax_of_strengths(prior, board, BLACK).tobytes()
+
+
+def test_a_pattern_set_larger_than_the_model_is_an_error_in_evaluate_and_in_the_search(fitted):
+    board = Board.from_ascii(STONE_IN_ATARI)
+    keys = features.pattern_keys_at(board, board.point(4, 3), BLACK)
+    prior = FBTPrior(fitted.hyper)
+    prior._set_parameters(fitted.level_counts_, (fitted.w_, fitted.v_, fitted.bias_))
+    prior.patterns_ = PatternSet(keys[:6], np.arange(2, 8), counts=[9, 8, 7, 6, 5, 4])   # levels up to 6 of 4
+    with pytest.raises(ValueError, match="outside its feature group"):
+        prior.evaluate(board, BLACK)
+    search = Search(SearchParams(seed=1, n_threads=2), PlayoutParams(), prior)
+    search.set_root(board)
+    with pytest.raises(ValueError, match="outside its feature group"):
+        search.run(playouts=50)
+
+
+class EvaluateOnly:
+    """A prior without its kernel: the search calls its evaluate under the GIL."""
+
+    def __init__(self, prior):
+        self.prior = prior
+
+    def evaluate(self, board: Board, color: int) -> np.ndarray:
+        return self.prior.evaluate(board, color)
+
+
+@pytest.fixture(scope="module")
+def shipped():
+    return load_prior("fbt", "priors/models/fbt.npz")
+
+
+def test_a_prior_kernel_searches_exactly_as_its_evaluate(shipped):
+    board = Board(9)
+    play_moves(board, "C3 G7 C7")
+    trees = []
+    for prior in (shipped, EvaluateOnly(shipped)):
+        s = Search(SearchParams(seed=3, n_threads=1), PlayoutParams(), prior)
+        s.set_root(board)
+        s.run(playouts=400)
+        trees.append((s.n_nodes(), repr(s.root_children())))
+    assert trees[0] == trees[1]
+
+
+def test_threads_evaluate_a_prior_kernel_side_by_side(shipped):
+    board = Board(9)
+    play_moves(board, "C3 G7")
+    one = Search(SearchParams(seed=3, n_threads=1), PlayoutParams(), shipped)
+    two = Search(SearchParams(seed=3, n_threads=2), PlayoutParams(), shipped)
+    for s in (one, two):
+        s.set_root(board)
+        assert s.run(playouts=800) == 800
+    priors = [{c["move"]: c["prior"] for c in s.root_children()} for s in (one, two)]
+    assert priors[0] == priors[1]
+    assert sum(c["visits"] for c in two.root_children()) >= 799
+    assert two.n_nodes() > 10 * len(priors[1])      # many nodes expanded by both threads
 
 
 def test_fit_learns_the_expert_moves(fitted):
