@@ -210,7 +210,8 @@ def playouts(view: str) -> int:
 
 
 def test_live_graphics_during_genmove(slow_engine):
-    slow_engine.ok("tesuji-param search.playouts 3000")
+    # Long enough for several 0.05 s updates on any machine: 3,000 playouts could end inside the first.
+    slow_engine.ok("tesuji-param search.playouts 30000")
     slow_engine.ok("genmove b")
     wait_until(lambda: "gogui-gfx: CLEAR" in slow_engine.stderr_text(), "the live graphics to be cleared", timeout=5)
     err = slow_engine.stderr_text()
