@@ -233,7 +233,7 @@ def test_the_match_configs_of_the_repository_are_valid(path):
 
 
 # Configs whose first run is still to come.
-UNPLAYED = {"pachi-5k-19x19.yaml", "pachi-10k-19x19.yaml", "pachi-timed-9x9.yaml", "threads-9x9.yaml",
+UNPLAYED = {"pachi-5k-19x19.yaml", "pachi-10k-19x19.yaml", "pachi-timed-9x9.yaml",
             "gains-9x9-pbn-vs-fbt.yaml"}
 
 
