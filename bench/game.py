@@ -106,13 +106,20 @@ def parse_result(result: str | None) -> tuple[str | None, float | None] | None:
     return text[0].lower(), margin
 
 
+def signed_score(result: str | None) -> float | None:
+    """A result as black - white ("B+3.5" 3.5, "W+2" -2, "0" 0); None when it has no margin or is unread."""
+    parsed = parse_result(result)
+    if parsed is None or (parsed[0] is not None and parsed[1] is None):
+        return None
+    return 0.0 if parsed[0] is None else (parsed[1] if parsed[0] == "b" else -parsed[1])
+
+
 def _agreed_score(referee: str | None, claims: dict) -> float | None:
     """The score the referee and every engine that counts give alike (a number), else None."""
     counts = [r for r in claims.values() if r not in (None, "?")]
-    parsed = parse_result(referee)
-    if not counts or parsed is None or parsed[1] is None or not all(same_result(r, referee) for r in counts):
+    if not counts or not all(same_result(r, referee) for r in counts):
         return None
-    return 0.0 if parsed[0] is None else (parsed[1] if parsed[0] == "b" else -parsed[1])
+    return signed_score(referee)
 
 
 def same_result(a: str | None, b: str | None) -> bool:

@@ -30,6 +30,11 @@ GAME_DEFAULTS: dict[str, Any] = {
 COMMAND_KEYS = ("player_command", "opponent_command", "referee_command")
 
 
+def game_id(record: dict[str, Any]) -> str:
+    """`<variant>-<game>`: how reports, the score check and SGF files name a game of a run."""
+    return f"{record['variant']}-{record['game']}"
+
+
 def game_common(cfg: MatchConfig) -> dict[str, Any]:
     """What every game of a run shares, kept once in run.json."""
     return {"run": cfg.name, "board_size": cfg.board_size, "komi": cfg.komi, "handicap": cfg.handicap,

@@ -20,6 +20,7 @@ from typing import Iterable
 import numpy as np
 
 from bench import sprt
+from bench.gamerecords import game_id
 from bench.records import figure, save_plot
 from bench.stats import elo_interval, wilson_interval
 
@@ -80,7 +81,7 @@ def summarize(variant: str, records: Iterable[dict], playouts: int | None = None
         if r.get("fault"):
             role = r["fault"]["role"]
             faults_by_role[role] = faults_by_role.get(role, 0) + 1
-    unfinished = [game_id(variant, r) for r in records if r.get("unfinished")]
+    unfinished = [game_id(r) for r in records if r.get("unfinished")]
     return VariantSummary(
         variant=variant, games=len(records),
         wins=sum(1 for s in decided if s == 1.0), losses=sum(1 for s in decided if s == 0.0),
@@ -97,11 +98,6 @@ def summarize(variant: str, records: Iterable[dict], playouts: int | None = None
         move_limit=sum(1 for r in records if r.get("end") == "move_limit"),
         unfinished=len(unfinished), unfinished_games=unfinished,
         playouts=playouts, clock=_clock(records))
-
-
-def game_id(variant: str, record: dict) -> str:
-    """`<variant>-<game>`, the name bench.sgf gives the game's file."""
-    return f"{variant}-{record['game']}"
 
 
 def _clock(records: list[dict]) -> dict | None:

@@ -19,15 +19,16 @@ import argparse
 import shlex
 import sys
 import time
+from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
-from bench.game import parse_result, same_result
+from bench.game import same_result, signed_score
 from bench.gtpclient import EngineFault, ErrorReply, GtpEngine
 from bench import records
-from bench.gamerecords import read_games
+from bench.gamerecords import game_id, read_games
 from bench.position import Position, format_vertex, parse_vertex
 from bench.records import RESULTS, RunError
 from engine import lifedeath, scoring
@@ -147,18 +148,11 @@ def _read(reader: lifedeath.Reader, first: int, gnugo_dead: bool) -> str | None:
 
 def _favour(check: Check) -> str:
     """Which side our count favours against GnuGo's, and by how much."""
-    ours, theirs = _signed(check.ours), _signed(check.referee)
+    ours, theirs = signed_score(check.ours), signed_score(check.referee)
     if ours is None or theirs is None:
         return "not comparable"
     diff = ours - theirs
     return f"ours favours {'B' if diff > 0 else 'W'} by {abs(diff):g}"
-
-
-def _signed(result: str) -> float | None:
-    parsed = parse_result(result)
-    if parsed is None or (parsed[0] is not None and parsed[1] is None):
-        return None
-    return 0.0 if parsed[0] is None else (parsed[1] if parsed[0] == "b" else -parsed[1])
 
 
 def replay(engine: GtpEngine, record: dict) -> None:
@@ -187,7 +181,7 @@ def check_game(engine: GtpEngine, run: str, record: dict) -> Check:
     ours = engine.send("final_score").split()[0]
     dead = sorted(engine.send("final_status_list dead").split())
     seki = engine.send("final_status_list seki").split()
-    check = Check(run=run, game=f"{record['variant']}-{record['game']}", referee=record["result_referee"],
+    check = Check(run=run, game=game_id(record), referee=record["result_referee"],
                   referee_dead=sorted(record.get("dead_stones") or []), ours=ours, ours_dead=dead,
                   recorded=recorded_claim(record), unfinished=bool(record.get("unfinished")))
     board = final_board(record)
@@ -213,11 +207,7 @@ def tally(checks: list[Check]) -> dict[str, int]:
 
 def kinds(checks: list[Check]) -> dict[str, int]:
     """How many disagreements fall in each class."""
-    found: dict[str, int] = {}
-    for c in checks:
-        if not c.agrees:
-            found[c.kind] = found.get(c.kind, 0) + 1
-    return dict(sorted(found.items()))
+    return dict(sorted(Counter(c.kind for c in checks if not c.agrees).items()))
 
 
 def by_run(checks: list[Check]) -> dict[str, list[Check]]:

@@ -24,7 +24,7 @@ from typing import Iterable
 
 from sgfmill import sgf
 
-from bench.gamerecords import read_games
+from bench.gamerecords import game_id, read_games
 from bench.position import parse_vertex
 from bench.records import RunError, read_run
 
@@ -42,7 +42,7 @@ def game_sgf(record: dict, black: str, white: str) -> bytes:
     root.set("DT", record["date"].split()[0])
     root.set("EV", record["run"])
     opening = record.get("opening")
-    root.set("GN", f"{record['variant']}-{record['game']}"
+    root.set("GN", game_id(record)
                    + (f", opening {opening} of {record['opening_file']}" if opening is not None else ""))
     if record["handicap"]:
         root.set("HA", record["handicap"])
@@ -148,7 +148,7 @@ def write_sgfs(run_dir: Path, out: Path, games: set[int] | None = None,
     written = []
     for (variant, game), record in sorted(records.items()):
         if (games is None or game in games) and (not variants or variant in variants):
-            path = out / f"{variant}-{game}.sgf"
+            path = out / f"{game_id(record)}.sgf"
             path.write_bytes(game_sgf(record, *players(run, record)))
             written.append(path)
     return written

@@ -47,6 +47,13 @@ cdef class LadderReader:
     cdef Ladder r
 
 
+cdef inline bint escapes_on_extension(const BoardState* b, point_t e, color_t d) noexcept nogil:
+    """After the attacker's atari on the other liberty of d's two-liberty block, d's extension at its
+    liberty e gets three liberties or more (the atari's point, counted now, is then the attacker's; what
+    the atari may capture only adds): the atari fails without reading."""
+    return board.libs_after(b, e, d, 4) - 1 >= 3
+
+
 # --- the playout policy's question --------------------------------------------------------------------
 
 cdef inline bint is_ladder_atari(Ladder* r, const BoardState* b, point_t x, color_t a, point_t g) noexcept nogil:
@@ -56,6 +63,4 @@ cdef inline bint is_ladder_atari(Ladder* r, const BoardState* b, point_t x, colo
     cdef point_t e = b.groups[g].libs[0] if b.groups[g].libs[1] == x else b.groups[g].libs[1]
     if not board.is_legal(b, x, a) or board.libs_after(b, x, a, 2) < 2:
         return False
-    if board.libs_after(b, e, 3 - a, 4) - 1 >= 3:    # x, counted now, is then the attacker's
-        return False
-    return is_caught_after(r, b, x, a, g)
+    return not escapes_on_extension(b, e, 3 - a) and is_caught_after(r, b, x, a, g)

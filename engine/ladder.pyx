@@ -31,13 +31,6 @@ cdef inline int move_on(Ladder* r, int slot, bint last, point_t p, color_t c) no
     return slot
 
 
-cdef bint escapes_on_extension(const BoardState* b, point_t x, point_t e, color_t d) noexcept nogil:
-    """After the attacker's atari at x on a block with liberties x and e, d's extension at e gets three
-    liberties or more (x, counted now, is then the attacker's; what the atari may capture only adds):
-    the atari fails without reading."""
-    return board.libs_after(b, e, d, 4) - 1 >= 3
-
-
 cdef bint attacker_catches(Ladder* r, int slot, point_t stone, int depth) noexcept nogil:
     """The defender has just moved in r.stack[slot]; the attacker moves next. True if the group at
     `stone` is caught."""
@@ -61,7 +54,7 @@ cdef bint attacker_catches(Ladder* r, int slot, point_t stone, int depth) noexce
     for i in range(2):
         if not board.is_legal(b, b.groups[g].libs[i], a):
             continue
-        if escapes_on_extension(b, b.groups[g].libs[i], b.groups[g].libs[1 - i], b.color[stone]):
+        if escapes_on_extension(b, b.groups[g].libs[1 - i], b.color[stone]):
             r.nodes += 1                  # the defender's position, as if visited
             continue
         tries[n_tries] = b.groups[g].libs[i]

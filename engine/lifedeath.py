@@ -82,11 +82,10 @@ class Reader:
 
     def local_points(self, block: int) -> set[int] | None:
         """The points the reading of the block at `block` plays on, closed over the blocks involved:
-        the empty regions next to the block, and next to every block that touches those regions or an
-        involved block of the other colour, unless
-        that block is anchored: it touches open space (a region of more than MAX_EMPTY points) or has
-        more than ANCHORED_LIBS liberties, and is not captured here; the stones of the blocks involved. None when the block itself touches open
-        space or more than MAX_EMPTY empty points would be read."""
+        the stones of those blocks, and the empty regions next to the block and next to every block that
+        touches those regions or an involved block of the other colour, unless that block is anchored
+        (`_anchored`). None when the block itself touches open space or more than MAX_EMPTY empty
+        points would be read."""
         board = self.board
         empty: set[int] = set()
         done: set[int] = set()

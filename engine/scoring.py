@@ -120,9 +120,12 @@ def final_classify(board: Board, ownership: np.ndarray) -> dict[str, list[list[i
     dead = []
     for g in groups(board):
         mean = mean_for_owner(board, own, g)
-        is_dead_now = mean <= -FINAL_DEAD_THRESHOLD
-        read = reader.status(g[0], is_dead_now) if abs(mean) < READ_DOUBT else None
-        if (read == "dead") if read else is_dead_now:
+        dead_now = mean <= -FINAL_DEAD_THRESHOLD
+        if abs(mean) < READ_DOUBT:
+            read = reader.status(g[0], dead_now)
+            if read is not None:
+                dead_now = read == "dead"
+        if dead_now:
             dead.append(g)
     return _statuses(board, own, dead)
 

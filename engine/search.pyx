@@ -168,10 +168,10 @@ cdef class Search:
         self.params = params
         self.playout_params = playout
         self.prior = prior
-        kernel = getattr(prior, "move_kernel", None)
-        self.kernel = kernel(params.thread_count()) if callable(kernel) else None
-        store_init(&self.store, params.max_nodes)
         self.n_threads = params.thread_count()
+        kernel = getattr(prior, "move_kernel", None)
+        self.kernel = kernel(self.n_threads) if callable(kernel) else None
+        store_init(&self.store, params.max_nodes)
         self.workers = <Worker*>calloc(self.n_threads, sizeof(Worker))   # zeroed: replies NULL
         if self.workers == NULL:
             raise MemoryError("cannot allocate search workers")

@@ -189,6 +189,11 @@ def _init_patterns():
 PATTERN_SIZE_POINTS = _init_patterns()   # points per size 2..14: 4, 8, 12, 20, ..., 140
 
 
+cdef inline int grid_cell(int row, int col) noexcept nogil:
+    """The pattern grid's cell of board point (row, col)."""
+    return (row + GRID_MARGIN) * GRID_STRIDE + col + GRID_MARGIN
+
+
 cdef void build_grid(Workspace* w, const BoardState* b, color_t c) noexcept nogil:
     cdef int r, col, n = b.size
     cdef color_t x
@@ -196,7 +201,7 @@ cdef void build_grid(Workspace* w, const BoardState* b, color_t c) noexcept nogi
     for r in range(n):
         for col in range(n):
             x = b.color[(r + 1) * b.stride + col + 1]
-            w.grid[(r + GRID_MARGIN) * GRID_STRIDE + col + GRID_MARGIN] = 0 if x == EMPTY else (1 if x == c else 2)
+            w.grid[grid_cell(r, col)] = 0 if x == EMPTY else (1 if x == c else 2)
 
 
 cdef inline void hash_ring(const uint8_t* grid, int q, int start, int end, uint64_t* h) noexcept nogil:
@@ -223,7 +228,7 @@ cdef inline uint64_t min8(const uint64_t* h) noexcept nogil:
 
 cdef void pattern_keys(const Workspace* w, int row, int col, uint64_t* out) noexcept nogil:
     cdef uint64_t h[8]
-    cdef int s, start = 0, q = (row + GRID_MARGIN) * GRID_STRIDE + col + GRID_MARGIN
+    cdef int s, start = 0, q = grid_cell(row, col)
     memset(h, 0, sizeof(h))
     for s in range(N_PATTERN_SIZES):
         hash_ring(w.grid, q, start, PREFIX_END[s], h)
@@ -256,7 +261,7 @@ cdef void pattern_levels(Workspace* w, const PatternTable* pt, int n, const int3
     for s in range(N_PATTERN_SIZES):
         for j in range(n_active):
             i = w.active[j]
-            q = (index[i] // size + GRID_MARGIN) * GRID_STRIDE + index[i] % size + GRID_MARGIN
+            q = grid_cell(index[i] // size, index[i] % size)
             hash_ring(w.grid, q, start, PREFIX_END[s], w.hashes[i])
             key = min8(w.hashes[i]) ^ SIZE_KEY[s]
             w.keys[j] = key
